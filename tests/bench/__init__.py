@@ -1,0 +1,1 @@
+"""Benchmarks, run on demand (not collected by pytest): `python -m tests.bench.<name>`."""
