@@ -1,0 +1,312 @@
+"""The chat pane: a conversation's transcript, the recap of where it stood, and the input.
+
+The transcript is windowed: the newest messages (or a window around one message) are
+mounted first, older ones as you scroll up — across compression segments, so a lineage
+reads as one conversation — and newer ones as you scroll down from a jump. One widget per
+message, and only for the messages loaded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message as TMessage
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from ...sanitize import clean
+from ...store import Session, StoreError, get_session
+from ...store import lineage as lin
+from ...store import transcript as tx
+from ...store.recap import Recap, RecapLimits, load_recap
+from ...store.sessions import reopen_session
+from .. import render
+from ..widgets.message_view import MessageView
+
+if TYPE_CHECKING:
+    from ..app import HermesApp
+
+WINDOW = 30
+
+
+@dataclass
+class Loaded(TMessage):
+    session: Session
+    segments: list[str]
+    recap: Recap | None
+    window: tx.Window
+    anchor: int | None
+    reopened: bool
+
+
+@dataclass
+class MoreLoaded(TMessage):
+    window: tx.Window
+    older: bool
+    segment: int
+
+
+@dataclass
+class LoadFailed(TMessage):
+    text: str
+
+
+class ChatScreen(Screen[None]):
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="chat.back", tooltip="Back to the browser"),
+        Binding("b", "back", "Back", show=False, id="chat.back_b"),
+        Binding(
+            "left_square_bracket", "older", "Older", id="chat.older", tooltip="Load older messages"
+        ),
+        Binding(
+            "right_square_bracket",
+            "newer",
+            "Newer",
+            show=False,
+            id="chat.newer",
+            tooltip="Load newer messages",
+        ),
+        Binding("R", "toggle_recap", "Recap", id="chat.recap", tooltip="Show or hide the recap"),
+        Binding("j", "next_message", "Next", show=False, id="chat.next"),
+        Binding("k", "previous_message", "Previous", show=False, id="chat.previous"),
+        Binding("i", "focus_input", "Write", id="chat.input", tooltip="Write a message"),
+    ]
+
+    def __init__(self, session_id: str, *, anchor: int | None = None, resume: bool = True) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.anchor = anchor
+        self.resume = resume
+        self.session: Session | None = None
+        self.segments: list[str] = [session_id]
+        self.oldest_segment = 0
+        self.first: MessageView | None = None
+        self.last: MessageView | None = None
+        self.has_older = False
+        self.has_newer = False
+        self.reopened = False
+        self.busy = False
+
+    @property
+    def hermes(self) -> HermesApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="chat-header")
+        yield Static(id="chat-recap")
+        with VerticalScroll(id="chat-transcript"):
+            yield Static(id="chat-older")
+            yield Static(id="chat-newer")
+        yield Input(id="chat-input", placeholder="Sending messages comes with the model client; "
+                    "this pane is read-only for now.")  # fmt: skip
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#chat-transcript").loading = True
+        self.query_one("#chat-recap").display = False
+        self.query_one("#chat-newer").display = False
+        self.watch(self.query_one("#chat-transcript"), "scroll_y", self._scrolled, init=False)
+        self.load()
+
+    # -- loading -------------------------------------------------------------------
+
+    def _limits(self) -> RecapLimits:
+        d = self.hermes.config.display
+        return RecapLimits(
+            d.resume_exchanges,
+            d.resume_max_user_chars,
+            d.resume_max_assistant_chars,
+            d.resume_max_assistant_lines,
+            d.resume_skip_tool_only,
+        )
+
+    @work(thread=True, exclusive=True, group="chat-load", exit_on_error=False)
+    def load(self) -> None:
+        try:
+            store = self.hermes.store()
+            session = get_session(store, self.session_id)
+            if session is None:
+                self.post_message(LoadFailed(f"Session '{self.session_id}' not found."))
+                return
+            with store.snapshot() as conn:
+                segments = lin.lineage_path(conn, self.session_id)
+            window = None
+            if self.anchor is not None:
+                window = tx.around(store, self.session_id, self.anchor)
+            if window is None:
+                window = tx.latest(store, self.session_id, WINDOW)
+            recap = load_recap(store, self.session_id, self._limits()) if self.resume else None
+            reopened = False
+            if self.resume and not session.is_open and not store.read_only:
+                reopened = reopen_session(store, self.session_id)
+        except StoreError as error:
+            self.post_message(LoadFailed(error.one_line()))
+            return
+        self.post_message(Loaded(session, segments, recap, window, self.anchor, reopened))
+
+    def on_loaded(self, message: Loaded) -> None:
+        self.session = message.session
+        self.segments = message.segments
+        self.oldest_segment = self.segments.index(self.session_id)
+        self.reopened = message.reopened
+        if self.reopened:
+            self.hermes.reopened.add(self.session_id)
+        self._header()
+        if message.recap is not None and message.recap.entries:
+            recap = self.query_one("#chat-recap", Static)
+            minimal = self.hermes.config.display.resume_display == "minimal"
+            recap.update(render.recap_renderable(message.recap, minimal=minimal))
+            recap.display = True
+        transcript = self.query_one("#chat-transcript", VerticalScroll)
+        views = [MessageView(m, anchor=m.id == message.anchor) for m in message.window.messages]
+        transcript.mount_all(views, before="#chat-newer")
+        transcript.loading = False
+        self.first = views[0] if views else None
+        self.last = views[-1] if views else None
+        self.has_older = message.window.has_older
+        self.has_newer = message.window.has_newer
+        self._hints()
+        target = next((v for v in views if v.has_class("-anchor")), None)
+        if target is not None:
+            self.call_after_refresh(self._reveal, target)
+        else:
+            self.call_after_refresh(transcript.scroll_end, animate=False)
+
+    def _reveal(self, view: MessageView) -> None:
+        view.scroll_visible(animate=False, top=True)
+        view.focus()
+
+    def on_load_failed(self, message: LoadFailed) -> None:
+        self.query_one("#chat-transcript").loading = False
+        self.query_one("#chat-header", Static).update(render.cell(message.text, "bold red"))
+        self.notify(message.text, severity="error", markup=False)
+
+    def _header(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(clean(s.title or "untitled", keep_newlines=False), style="bold")
+        details = [s.id, s.source, s.model or "", s.workspace_key or ""]
+        if len(self.segments) > 1:
+            details.append(
+                f"segment {self.segments.index(self.session_id) + 1}/{len(self.segments)}"
+            )
+        text.append("   " + "  ·  ".join(clean(d, keep_newlines=False) for d in details if d),
+                    style="dim")  # fmt: skip
+        self.query_one("#chat-header", Static).update(text)
+
+    def _hints(self) -> None:
+        older = self.query_one("#chat-older", Static)
+        if self.has_older or self.oldest_segment > 0:
+            older.update(Text("▲ older messages — scroll up or press [", style="dim italic"))
+        else:
+            older.update(Text("— start of the conversation —", style="dim italic"))
+        newer = self.query_one("#chat-newer", Static)
+        newer.display = self.has_newer
+        newer.update(Text("▼ newer messages — press ]", style="dim italic"))
+
+    def action_older(self) -> None:
+        if self.busy or self.first is None:
+            return
+        if self.has_older:
+            self.busy = True
+            self.load_more(
+                self.segments[self.oldest_segment], self.first, True, self.oldest_segment
+            )
+        elif self.oldest_segment > 0:
+            self.busy = True
+            self.load_more(
+                self.segments[self.oldest_segment - 1], None, True, self.oldest_segment - 1
+            )
+
+    def action_newer(self) -> None:
+        if not self.busy and self.has_newer and self.last is not None:
+            self.busy = True
+            self.load_more(self.session_id, self.last, False, self.oldest_segment)
+
+    @work(thread=True, exclusive=True, group="chat-more", exit_on_error=False)
+    def load_more(
+        self, session_id: str, edge: MessageView | None, older: bool, segment: int
+    ) -> None:
+        store = self.hermes.store()
+        try:
+            if edge is None:
+                window = tx.latest(store, session_id, WINDOW)
+            elif older:
+                window = tx.older(store, session_id, edge.message, WINDOW)
+            else:
+                window = tx.newer(store, session_id, edge.message, WINDOW)
+        except StoreError as error:
+            self.post_message(LoadFailed(error.one_line()))
+            return
+        self.post_message(MoreLoaded(window, older, segment))
+
+    def on_more_loaded(self, message: MoreLoaded) -> None:
+        self.busy = False
+        transcript = self.query_one("#chat-transcript", VerticalScroll)
+        views = [MessageView(m) for m in message.window.messages]
+        if message.older:
+            if message.segment != self.oldest_segment:
+                note = f"── continued from {self.segments[message.segment]} (compressed) ──"
+                marker = Static(Text(note, style="dim"), classes="chat-segment")
+                views.append(marker)  # type: ignore[arg-type]
+                self.oldest_segment = message.segment
+            before = transcript.max_scroll_y
+            transcript.mount_all(views, after="#chat-older")
+            self.has_older = message.window.has_older
+            first = next((v for v in views if isinstance(v, MessageView)), None)
+            self.first = first or self.first
+            self.call_after_refresh(
+                lambda: transcript.scroll_to(y=transcript.max_scroll_y - before, animate=False)
+            )
+        else:
+            transcript.mount_all(views, before="#chat-newer")
+            self.has_newer = message.window.has_newer
+            self.last = views[-1] if views else self.last
+        self._hints()
+
+    def _scrolled(self, y: float) -> None:
+        if y <= 0 and not self.busy and self.first is not None:
+            self.action_older()
+
+    # -- keys ----------------------------------------------------------------------
+
+    def _views(self) -> list[MessageView]:
+        return list(self.query(MessageView))
+
+    def action_next_message(self) -> None:
+        self._step(1)
+
+    def action_previous_message(self) -> None:
+        self._step(-1)
+
+    def _step(self, delta: int) -> None:
+        views = self._views()
+        if not views:
+            return
+        focused = self.focused if isinstance(self.focused, MessageView) else None
+        index = views.index(focused) + delta if focused in views else len(views) - 1
+        target = views[max(0, min(index, len(views) - 1))]
+        target.focus()
+        target.scroll_visible(animate=False)
+
+    def action_toggle_recap(self) -> None:
+        recap = self.query_one("#chat-recap")
+        recap.display = not recap.display
+
+    def action_focus_input(self) -> None:
+        self.query_one("#chat-input", Input).focus()
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    def on_unmount(self) -> None:
+        if self.reopened:
+            self.hermes.release_session(self.session_id)

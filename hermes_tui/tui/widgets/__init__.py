@@ -1,0 +1,1 @@
+"""Widgets of the app (they draw; screens own state and call the store)."""
