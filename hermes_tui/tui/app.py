@@ -16,6 +16,7 @@ from textual.screen import Screen
 from ..config import Config
 from ..paths import styles_dir
 from ..store import Store, StoreError
+from .commands import SessionProvider
 from .messages import OpenSession, StoreProblem
 
 STYLE_FILES = (
@@ -40,6 +41,7 @@ class Start:
 
 class HermesApp(App[None]):
     TITLE = "hermes"
+    COMMANDS = App.COMMANDS | {SessionProvider}
     CSS_PATH = [styles_dir() / name for name in STYLE_FILES]
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave hermes"),

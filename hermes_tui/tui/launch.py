@@ -1,28 +1,33 @@
-"""From `hermes [--tui] [-r REF | -c [NAME]] [--in DIR]` to a running app."""
+"""From `hermes [--tui] [-r REF | -c [NAME]] [--in DIR] [--no-restore-cwd]` to a running app."""
 
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
-from ..cli.common import Context
-from ..store import Store, resolve_reference
+from ..cli.common import CliError, Context
+from ..resume import StartError, plan_start
 from .app import Start, build_app
 
 
-def start_for(ctx: Context, args: argparse.Namespace) -> Start:
-    """Resolve what to open before the UI starts, so a bad reference is a CLI error."""
-    reference = args.resume
-    if args.continue_ is not None:
-        reference = " ".join(args.continue_) or "latest"
-    if not reference:
-        return Start()
-    store = Store.open(ctx.db_path)
-    session_id = resolve_reference(store, reference, follow_tip=True)
-    return Start(session_id=session_id)
-
-
 def launch(ctx: Context, args: argparse.Namespace) -> int:
-    start = start_for(ctx, args)
+    try:
+        plan = plan_start(
+            ctx.db_path,
+            ctx.config,
+            os.environ,
+            Path.cwd(),
+            resume=args.resume,
+            continue_=args.continue_,
+            in_dir=args.in_dir,
+            no_restore_cwd=args.no_restore_cwd,
+        )
+    except StartError as exc:
+        raise CliError(str(exc)) from None
+    if plan.chdir is not None:
+        os.chdir(plan.chdir)
+    start = Start(session_id=plan.session_id, workspace=plan.workspace, notices=plan.notices)
     app = build_app(ctx.db_path, ctx.config, start=start)
     try:
         app.run()

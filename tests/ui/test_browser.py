@@ -365,3 +365,20 @@ async def test_locked_store_shows_the_locked_screen(home: Path) -> None:
         holder.wait(timeout=10)
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+async def test_palette_opens_a_session_by_title(make_app, ui_store) -> None:
+    from hermes_tui.tui.commands import SessionProvider
+
+    _, ids = ui_store
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        provider = SessionProvider(app.screen)
+        hits = [hit async for hit in provider.search("旅行")]
+        assert [h.help.endswith(ids["trip"]) for h in hits] == [True]
+        hostile = [hit async for hit in provider.search("click")]
+        assert hostile and hostile[0].match_display.plain == "Open: [@click=app.quit]x"
+        hits[0].command()
+        await settle(pilot)
+        assert isinstance(app.screen, ChatScreen) and app.screen.session_id == ids["trip"]

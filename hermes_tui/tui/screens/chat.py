@@ -8,6 +8,7 @@ message, and only for the messages loaded.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ from ...store import lineage as lin
 from ...store import transcript as tx
 from ...store.recap import Recap, RecapLimits, load_recap
 from ...store.sessions import reopen_session
+from ...store.terminals import terminal_identity, write_breadcrumb
 from .. import render
 from ..widgets.message_view import MessageView
 
@@ -43,6 +45,7 @@ class Loaded(TMessage):
     window: tx.Window
     anchor: int | None
     reopened: bool
+    compacted: int
 
 
 @dataclass
@@ -76,6 +79,13 @@ class ChatScreen(Screen[None]):
         Binding("j", "next_message", "Next", show=False, id="chat.next"),
         Binding("k", "previous_message", "Previous", show=False, id="chat.previous"),
         Binding("i", "focus_input", "Write", id="chat.input", tooltip="Write a message"),
+        Binding(
+            "h",
+            "toggle_history",
+            "History",
+            id="chat.history",
+            tooltip="Show the pre-compression history kept by in-place compaction",
+        ),
     ]
 
     def __init__(self, session_id: str, *, anchor: int | None = None, resume: bool = True) -> None:
@@ -92,6 +102,9 @@ class ChatScreen(Screen[None]):
         self.has_newer = False
         self.reopened = False
         self.busy = False
+        self.view: tx.View = "live"
+        self.compacted = 0
+        self._last_y = 0.0
 
     @property
     def hermes(self) -> HermesApp:
@@ -108,10 +121,11 @@ class ChatScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#chat-transcript").loading = True
         self.query_one("#chat-recap").display = False
         self.query_one("#chat-newer").display = False
-        self.watch(self.query_one("#chat-transcript"), "scroll_y", self._scrolled, init=False)
+        transcript = self.query_one("#chat-transcript")
+        self.watch(transcript, "scroll_y", self._scrolled, init=False)
+        transcript.loading = True
         self.load()
 
     # -- loading -------------------------------------------------------------------
@@ -140,21 +154,41 @@ class ChatScreen(Screen[None]):
             if self.anchor is not None:
                 window = tx.around(store, self.session_id, self.anchor)
             if window is None:
-                window = tx.latest(store, self.session_id, WINDOW)
-            recap = load_recap(store, self.session_id, self._limits()) if self.resume else None
+                window = tx.latest(store, self.session_id, WINDOW, self.view)
+            compacted = tx.count_compacted(store, self.session_id)
+            recap = None
+            if self.resume and self.view == "live":
+                recap = load_recap(store, self.session_id, self._limits())
             reopened = False
             if self.resume and not session.is_open and not store.read_only:
                 reopened = reopen_session(store, self.session_id)
+            if self.resume:
+                self._remember_in_terminal()
         except StoreError as error:
             self.post_message(LoadFailed(error.one_line()))
             return
-        self.post_message(Loaded(session, segments, recap, window, self.anchor, reopened))
+        self.post_message(
+            Loaded(session, segments, recap, window, self.anchor, reopened, compacted)
+        )
 
-    def on_loaded(self, message: Loaded) -> None:
+    def _remember_in_terminal(self) -> None:
+        """This terminal's `hermes -c` continues this conversation next time."""
+        identity = terminal_identity(os.environ)
+        if identity is not None:
+            try:
+                write_breadcrumb(self.hermes.store_path.parent, identity, self.session_id)
+            except OSError as error:
+                self.app.call_from_thread(
+                    self.notify, f"Could not remember this terminal's session: {error}",
+                    severity="warning", markup=False,
+                )  # fmt: skip
+
+    async def on_loaded(self, message: Loaded) -> None:
         self.session = message.session
         self.segments = message.segments
         self.oldest_segment = self.segments.index(self.session_id)
-        self.reopened = message.reopened
+        self.reopened = self.reopened or message.reopened
+        self.compacted = message.compacted
         if self.reopened:
             self.hermes.reopened.add(self.session_id)
         self._header()
@@ -162,11 +196,13 @@ class ChatScreen(Screen[None]):
             recap = self.query_one("#chat-recap", Static)
             minimal = self.hermes.config.display.resume_display == "minimal"
             recap.update(render.recap_renderable(message.recap, minimal=minimal))
-            recap.display = True
+            # Opened at one message (a search hit), the message matters more than the recap.
+            recap.display = message.anchor is None
         transcript = self.query_one("#chat-transcript", VerticalScroll)
-        views = [MessageView(m, anchor=m.id == message.anchor) for m in message.window.messages]
-        transcript.mount_all(views, before="#chat-newer")
         transcript.loading = False
+        await transcript.remove_children(".chat-item")
+        views = [MessageView(m, anchor=m.id == message.anchor) for m in message.window.messages]
+        await transcript.mount_all(views, before="#chat-newer")
         self.first = views[0] if views else None
         self.last = views[-1] if views else None
         self.has_older = message.window.has_older
@@ -179,8 +215,10 @@ class ChatScreen(Screen[None]):
             self.call_after_refresh(transcript.scroll_end, animate=False)
 
     def _reveal(self, view: MessageView) -> None:
-        view.scroll_visible(animate=False, top=True)
-        view.focus()
+        """The anchor in the middle of the pane, with its context around it, focused."""
+        view.focus(scroll_visible=False)
+        transcript = self.query_one("#chat-transcript", VerticalScroll)
+        transcript.scroll_to_center(view, animate=False, immediate=True)
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.query_one("#chat-transcript").loading = False
@@ -194,6 +232,8 @@ class ChatScreen(Screen[None]):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(clean(s.title or "untitled", keep_newlines=False), style="bold")
         details = [s.id, s.source, s.model or "", s.workspace_key or ""]
+        if self.view == "compacted":
+            details.insert(0, f"pre-compression history ({self.compacted} messages; h returns)")
         if len(self.segments) > 1:
             details.append(
                 f"segment {self.segments.index(self.session_id) + 1}/{len(self.segments)}"
@@ -220,7 +260,7 @@ class ChatScreen(Screen[None]):
             self.load_more(
                 self.segments[self.oldest_segment], self.first, True, self.oldest_segment
             )
-        elif self.oldest_segment > 0:
+        elif self.oldest_segment > 0 and self.view == "live":
             self.busy = True
             self.load_more(
                 self.segments[self.oldest_segment - 1], None, True, self.oldest_segment - 1
@@ -238,42 +278,50 @@ class ChatScreen(Screen[None]):
         store = self.hermes.store()
         try:
             if edge is None:
-                window = tx.latest(store, session_id, WINDOW)
+                window = tx.latest(store, session_id, WINDOW, self.view)
             elif older:
-                window = tx.older(store, session_id, edge.message, WINDOW)
+                window = tx.older(store, session_id, edge.message, WINDOW, self.view)
             else:
-                window = tx.newer(store, session_id, edge.message, WINDOW)
+                window = tx.newer(store, session_id, edge.message, WINDOW, self.view)
         except StoreError as error:
             self.post_message(LoadFailed(error.one_line()))
             return
         self.post_message(MoreLoaded(window, older, segment))
 
-    def on_more_loaded(self, message: MoreLoaded) -> None:
+    async def on_more_loaded(self, message: MoreLoaded) -> None:
         self.busy = False
         transcript = self.query_one("#chat-transcript", VerticalScroll)
         views = [MessageView(m) for m in message.window.messages]
         if message.older:
             if message.segment != self.oldest_segment:
                 note = f"── continued from {self.segments[message.segment]} (compressed) ──"
-                marker = Static(Text(note, style="dim"), classes="chat-segment")
+                marker = Static(Text(note, style="dim"), classes="chat-segment chat-item")
                 views.append(marker)  # type: ignore[arg-type]
                 self.oldest_segment = message.segment
-            before = transcript.max_scroll_y
-            transcript.mount_all(views, after="#chat-older")
+            height, y = transcript.virtual_size.height, transcript.scroll_y
+            await transcript.mount_all(views, after="#chat-older")
             self.has_older = message.window.has_older
             first = next((v for v in views if isinstance(v, MessageView)), None)
             self.first = first or self.first
-            self.call_after_refresh(
-                lambda: transcript.scroll_to(y=transcript.max_scroll_y - before, animate=False)
-            )
+
+            def keep_place() -> None:
+                # What was on screen stays there: move down by what was added above.
+                added = transcript.virtual_size.height - height
+                self._last_y = y + added
+                transcript.scroll_to(y=y + added, animate=False)
+
+            self.call_after_refresh(keep_place)
         else:
-            transcript.mount_all(views, before="#chat-newer")
+            await transcript.mount_all(views, before="#chat-newer")
             self.has_newer = message.window.has_newer
             self.last = views[-1] if views else self.last
         self._hints()
 
     def _scrolled(self, y: float) -> None:
-        if y <= 0 and not self.busy and self.first is not None:
+        """Reaching the top by scrolling (not by our own re-positioning) loads older ones."""
+        arrived = y <= 0 < self._last_y
+        self._last_y = y
+        if arrived and not self.busy and self.first is not None:
             self.action_older()
 
     # -- keys ----------------------------------------------------------------------
@@ -296,6 +344,16 @@ class ChatScreen(Screen[None]):
         target = views[max(0, min(index, len(views) - 1))]
         target.focus()
         target.scroll_visible(animate=False)
+
+    def action_toggle_history(self) -> None:
+        if self.view == "live" and not self.compacted:
+            self.notify("This session keeps no pre-compression history.", markup=False)
+            return
+        self.view = "compacted" if self.view == "live" else "live"
+        self.anchor = None
+        self.oldest_segment = self.segments.index(self.session_id)
+        self.query_one("#chat-transcript").loading = True
+        self.load()
 
     def action_toggle_recap(self) -> None:
         recap = self.query_one("#chat-recap")

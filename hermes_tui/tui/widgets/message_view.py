@@ -61,7 +61,8 @@ class MessageView(Widget, can_focus=True):
     expanded: reactive[bool] = reactive(False, layout=True)
 
     def __init__(self, message: Message, *, anchor: bool = False) -> None:
-        super().__init__(classes=f"-{message.role}" + (" -anchor" if anchor else ""))
+        classes = f"chat-item -{message.role}" + (" -anchor" if anchor else "")
+        super().__init__(classes=classes)
         self.message = message
 
     @property
@@ -143,7 +144,8 @@ class MessageView(Widget, can_focus=True):
                 if hidden:
                     parts.append(Text(f"… {hidden:,} more lines not shown", style="dim italic"))
             else:
-                head.append(f"  {_one_line(body, 80)}  ({lines:,} lines)", style="dim")
+                head.append(f"  {_one_line(body, 80)}  ({lines:,} line{'s' * (lines != 1)})",
+                            style="dim")  # fmt: skip
                 parts.append(head)
         else:
             head = Text(f"  ⚙ {m.role} ({len(m.content or ''):,} chars)", style="dim")

@@ -38,6 +38,9 @@ class SessionTable(DataTable[Text]):
         self.now = now
         self.sessions: list[SessionRow] = []
         self._width = 0
+        # Cells that repeat (marks, source, age, count, workspace, model) share one Text:
+        # a table of 25,000 rows then holds ~25,000 Text objects instead of ~175,000.
+        self._shared: dict[tuple[str, str], Text] = {}
 
     # -- layout ------------------------------------------------------------------
 
@@ -80,18 +83,33 @@ class SessionTable(DataTable[Text]):
 
     # -- cells -------------------------------------------------------------------
 
+    def _shared_cell(self, column: str, value: str, make: Callable[[], Text]) -> Text:
+        key = (column, value)
+        cell = self._shared.get(key)
+        if cell is None:
+            cell = self._shared[key] = make()
+        return cell
+
     def _cells(self, row: SessionRow) -> list[Text]:
         keys = [str(c.key.value) for c in self.columns.values()]
         title = row.title or row.preview or row.id
         title_style = "" if row.title else "italic"
+        marks = f"{row.pinned:d}{row.archived:d}{row.is_open:d}"
+        active = render.when(row.last_active, self.now())
+        workspace = PurePath(row.workspace).name if row.workspace else ""
+        model = (row.model or "").rsplit("/", 1)[-1]
+        count = str(row.message_count)
+        shared = self._shared_cell
         values = {
-            "marks": render.marks(row.pinned, row.archived, row.is_open),
+            "marks": shared(
+                "marks", marks, lambda: render.marks(row.pinned, row.archived, row.is_open)
+            ),
             "title": render.cell(title, title_style),
-            "source": render.cell(row.source, "dim"),
-            "active": render.cell(render.when(row.last_active, self.now())),
-            "msgs": Text(str(row.message_count), justify="right", no_wrap=True),
-            "workspace": render.cell(PurePath(row.workspace).name if row.workspace else "", "dim"),
-            "model": render.cell((row.model or "").rsplit("/", 1)[-1], "dim"),
+            "source": shared("source", row.source, lambda: render.cell(row.source, "dim")),
+            "active": shared("active", active, lambda: render.cell(active)),
+            "msgs": shared("msgs", count, lambda: Text(count, justify="right", no_wrap=True)),
+            "workspace": shared("workspace", workspace, lambda: render.cell(workspace, "dim")),
+            "model": shared("model", model, lambda: render.cell(model, "dim")),
         }
         return [values[k] for k in keys]
 
