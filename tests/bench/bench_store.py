@@ -20,7 +20,9 @@ def main() -> None:
     with sqlite3.connect(path) as conn:
         sessions = conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
         messages = conn.execute("SELECT MAX(id) FROM messages").fetchone()[0]
-    print(f"store: {sessions:,} sessions, {messages:,} messages, {path.stat().st_size / 1e9:.1f} GB")
+    print(
+        f"store: {sessions:,} sessions, {messages:,} messages, {path.stat().st_size / 1e9:.1f} GB"
+    )
     print(f"machine: {machine()}\n")
 
     for sort in ("started", "last_active"):
