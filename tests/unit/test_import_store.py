@@ -276,13 +276,31 @@ def timezone(monkeypatch: pytest.MonkeyPatch):
     time.tzset()
 
 
-def test_the_foreign_id_finds_the_session_when_its_id_would_differ(store: Store, timezone) -> None:
+def test_the_foreign_id_finds_the_session_when_its_id_would_differ(
+    tmp_path: Path, store: Store, timezone
+) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(SHORT.read_bytes())
     timezone("UTC")
-    first = only(import_history(store, "claude", [SHORT]))
-    timezone("Asia/Tokyo")
-    report = import_history(store, "claude", [SHORT])
-    assert report.outcomes[0].status == "unchanged" and report.outcomes[0].session_id == first
+    first = only(import_history(store, "claude", [path]))
+    timezone("Asia/Tokyo")  # the id's local-time stamp would now differ
+    more = cuser("new-1", "c06a9fe4-ba05-44f2-b619-a057c18101e5", "one more question", 50)
+    path.write_bytes(SHORT.read_bytes() + jsonl([{**more, "sessionId": SHORT_ID}]))
+    outcome = import_history(store, "claude", [path]).outcomes[0]
+    assert (outcome.status, outcome.session_id, outcome.added) == ("updated", first, 1)
     assert len(dump(store)[0]) == 1
+
+
+def test_an_unchanged_file_is_not_even_parsed(store: Store, monkeypatch) -> None:
+    import_history(store, "claude", [SHORT, HEAVY])
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("parsed an unchanged file")
+
+    monkeypatch.setattr("hermes_tui.store.importers.run.parse_claude", refuse)
+    report = import_history(store, "claude", [SHORT, HEAVY])
+    assert [o.status for o in report.outcomes] == ["unchanged", "unchanged"]
+    assert {o.messages for o in report.outcomes} == {4, 12}
 
 
 def test_titles_are_clean_unique_and_short(tmp_path: Path, store: Store, make_session) -> None:

@@ -23,7 +23,13 @@ from .claude import parse_claude
 from .codex import parse_codex
 from .discover import Found, default_paths, find_transcripts, repo_root
 from .transcript import CLAUDE, CODEX, Problem, Transcript
-from .writer import SessionOutcome, imported_session_id, write_transcript
+from .writer import (
+    Imported,
+    SessionOutcome,
+    imported_by_hash,
+    imported_session_id,
+    write_transcript,
+)
 
 ALIASES = {"claude": CLAUDE, CLAUDE: CLAUDE, "codex": CODEX, CODEX: CODEX}
 LABELS = {CLAUDE: "Claude Code", CODEX: "Codex CLI"}
@@ -127,6 +133,7 @@ class _Run:
         self.tool = tool
         self.options = options
         self.ids: dict[str, str] = {}  # foreign session id → Hermes id, for sub-agents
+        self.known: dict[str, Imported] = imported_by_hash(store, tool) if store else {}
 
     def parent_id(self, t: Transcript) -> str | None:
         if t.parent_foreign_id is None:
@@ -153,6 +160,14 @@ class _Run:
         except OSError as exc:
             report.problems.append(Problem(str(found.path), None, f"cannot read: {exc.strerror}"))
             return _skip(found, self.tool, "unreadable file", "failed")
+        known = self.known.get(hashlib.sha256(data).hexdigest())
+        if known is not None and (known.has_parent or not found.subagent):
+            # The very file imported before: nothing to parse, nothing to write.
+            self.ids[known.foreign_id] = known.session_id
+            return SessionOutcome(
+                self.tool, str(found.path), known.foreign_id, "unchanged",
+                session_id=known.session_id, messages=known.messages, title=known.title,
+            )  # fmt: skip
         try:
             t = _parse(self.tool, found, data)
         except Exception as exc:  # one odd file must not stop the run

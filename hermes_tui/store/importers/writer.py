@@ -113,6 +113,38 @@ def imported_session_id(
     return None if row is None else str(row[0])
 
 
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """An earlier import, as the fast "unchanged file" check needs it."""
+
+    session_id: str
+    foreign_id: str
+    has_parent: bool
+    messages: int
+    title: str | None
+
+
+def imported_by_hash(store: Store, tool: str) -> dict[str, Imported]:
+    """Earlier imports of *tool* by the SHA-256 of their file: one query per run, so an
+    unchanged transcript is recognised without being parsed."""
+    caps = store.capabilities
+    column = _origin_column(caps)
+    title = caps.session_col("title", alias="sessions")
+    with store.read() as conn:
+        rows = conn.execute(
+            f"SELECT id, json_extract({column}, '$.imported_from.content_sha256'), "
+            f"json_extract({column}, '$.imported_from.foreign_session_id'), "
+            f"parent_session_id, message_count, {title} FROM sessions "
+            f"WHERE source = ? AND json_valid({column})",
+            (tool,),
+        ).fetchall()
+    return {
+        str(r[1]): Imported(str(r[0]), str(r[2]), r[3] is not None, int(r[4] or 0), r[5])
+        for r in rows
+        if isinstance(r[1], str) and isinstance(r[2], str)
+    }
+
+
 def _appended(previous: dict[str, Any], t: Transcript, data: bytes) -> bool:
     """Is the file what was imported last time plus more lines (an append-only log)?"""
     size = previous.get("byte_size")
