@@ -69,9 +69,9 @@ def _line(outcome: SessionOutcome, dry_run: bool) -> str:
         label = f"↳ sub-agent of {outcome.parent_session_id}"
     elif not label:
         label = clean(Path(outcome.path).name, keep_newlines=False)
-    return (
-        f"  {fit(verb, 13)} {fit(outcome.session_id or '', 25)} {fit(count, 12)} {fit(label, 60)}"
-    )
+    # The title is the last column: cut to 60 cells, not padded.
+    columns = f"  {fit(verb, 13)} {fit(outcome.session_id or '', 25)} {fit(count, 12)}"
+    return f"{columns} {fit(label, 60).rstrip()}"
 
 
 def _tally(counts: list[tuple[str, int]]) -> str:

@@ -95,7 +95,8 @@ def test_each_fixture_lands_with_exact_counts(store: Store, fixture: Path) -> No
     assert tally(messages) == EXPECTED[fixture]
     assert_counters_exact(store, sid)
     assert session.source == ("claude-code" if tool == "claude" else "codex-cli")
-    assert session.ended_at is not None and session.end_reason == "imported"
+    # Left open, as upstream does: maintenance prunes only ended sessions.
+    assert session.ended_at is None and session.end_reason is None
     assert [m.timestamp for m in messages] and all(m.timestamp > 1.7e9 for m in messages)
     for m in messages:
         if m.role == "tool":
@@ -440,3 +441,23 @@ def test_codex_thread_names_and_other_layout(tmp_path: Path, store: Store) -> No
     )
     sid = only(import_history(store, "codex", [root]))
     assert get_session(store, sid).title == "Renamed"
+
+
+def test_git_repo_root_is_found_when_the_cwd_exists(tmp_path: Path, store: Store) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src" / "app").mkdir(parents=True)
+    own = {"cwd": str(repo / "src" / "app")}
+    records = [
+        cuser("u1", None, "hi", 1, **own),
+        cassistant("a1", "u1", "m1", [text("yo")], 2, **own),
+    ]
+    path = tmp_path / "g.jsonl"
+    path.write_bytes(jsonl(records))
+    session = get_session(store, only(import_history(store, "claude", [path])))
+    assert (session.cwd, session.git_repo_root, session.git_branch) == (
+        str(repo / "src" / "app"),
+        str(repo),
+        "main",
+    )
+    assert list_sessions(store).items[0].workspace == str(repo)

@@ -8,6 +8,11 @@ inserts the rows not yet stored, updates rows whose record grew (an API message 
 last lines arrived later), and hides (``active = 0``, as Hermes' rewind does) rows a
 later rewind abandoned. Counters and token totals are recomputed in the same
 transaction, so they stay exact. One write transaction per session.
+
+Imported sessions are left open (``ended_at`` NULL), as upstream Hermes leaves them:
+Hermes' automatic maintenance prunes *ended* sessions past ``retention_days``, and an
+ended import of old history would be deleted by it — often when Claude Code has
+already removed the transcript (it keeps 30 days), so it could not be imported again.
 """
 
 from __future__ import annotations
@@ -26,7 +31,6 @@ from .identity import apply_import_title, session_id_for
 from .sync import Diff, diff_rows, stored_rows
 from .transcript import Transcript
 
-END_REASON = "imported"
 _ID_ATTEMPTS = 4
 
 
@@ -274,12 +278,10 @@ def _refresh(
     if t.model:
         values["model"] = t.model
     column = _origin_column(caps)
-    row = conn.execute(f"SELECT {column}, end_reason FROM sessions WHERE id = ?", (sid,)).fetchone()
+    row = conn.execute(f"SELECT {column} FROM sessions WHERE id = ?", (sid,)).fetchone()
     values[column] = json.dumps(
         {**_load(row[0]), "imported_from": origin}, ensure_ascii=False, sort_keys=True
     )
-    if row["end_reason"] == END_REASON and t.ended_at is not None:
-        values["ended_at"] = t.ended_at
     values = {k: v for k, v in values.items() if k in caps.session_columns}
     sets = ", ".join(f"{k} = ?" for k in values)
     conn.execute(f"UPDATE sessions SET {sets} WHERE id = ?", (*values.values(), sid))
@@ -315,10 +317,6 @@ def _execute(
                 git_repo_root=t.git_repo_root,
                 started_at=t.started_at if t.started_at is not None else now,
             ),
-        )
-        conn.execute(
-            "UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ?",
-            (t.ended_at if t.ended_at is not None else now, END_REASON, sid),
         )
         # Sub-agent children stay untitled (lists hide them); titles are unique store-wide.
         outcome.title = apply_import_title(conn, sid, t.title) if parent_id is None else None
