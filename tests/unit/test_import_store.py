@@ -461,3 +461,19 @@ def test_git_repo_root_is_found_when_the_cwd_exists(tmp_path: Path, store: Store
         "main",
     )
     assert list_sessions(store).items[0].workspace == str(repo)
+
+
+def test_old_layout_subagents_and_compaction_agents(tmp_path: Path, store: Store) -> None:
+    """Claude Code ≤ 2.0 kept ``agent-<id>.jsonl`` beside the session files; compaction
+    agents (``agent-acompact-*``) are never conversations."""
+    project = tmp_path / "projects" / "-p"
+    project.mkdir(parents=True)
+    claude_parent(project)
+    shutil.copy(SUBAGENT, project / "agent-aac57f5.jsonl")
+    shutil.copy(SUBAGENT, project / "agent-acompact-1234.jsonl")
+    report = import_history(store, "claude", [tmp_path])
+    by_name = {Path(o.path).name: o for o in report.outcomes}
+    parent = by_name[f"{PARENT_UUID}.jsonl"]
+    assert by_name["agent-aac57f5.jsonl"].parent_session_id == parent.session_id
+    skipped = by_name["agent-acompact-1234.jsonl"]
+    assert skipped.status == "skipped" and skipped.reason.startswith("compaction agent")

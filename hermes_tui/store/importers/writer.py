@@ -51,7 +51,6 @@ class SessionOutcome:
     title: str | None = None
     parent_session_id: str | None = None
     started_at: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
