@@ -22,6 +22,9 @@ NOW = 1_796_000_000.0  # 2026-11-30, a fixed "now" so relative times are stable
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     home = tmp_path / "hermes-home"
     monkeypatch.setenv("HERMES_HOME", str(home))
+    # Importers must never read the developer's real Claude Code / Codex history.
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-home"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
     for var in ("OPENAI_API_KEY", "OPENROUTER_API_KEY", "TMUX_PANE", "KITTY_WINDOW_ID"):
         monkeypatch.delenv(var, raising=False)
     real = Path.home() / ".hermes" / "state.db"

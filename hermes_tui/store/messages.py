@@ -52,6 +52,7 @@ class NewMessage:
     finish_reason: str | None = None
     token_count: int | None = None
     timestamp: float | None = None
+    platform_message_id: str | None = None
 
 
 def encode_content(content: Any) -> str | None:
@@ -89,6 +90,7 @@ def insert_message(
         "token_count": message.token_count,
         "finish_reason": message.finish_reason,
         "reasoning": message.reasoning,
+        "platform_message_id": message.platform_message_id,
     }
     values = {k: v for k, v in values.items() if k in caps.message_columns}
     columns = ", ".join(values)
