@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from . import sessionio
-from .db import Store
+from .db import Capabilities, Store
 from .trash import TrashDamaged, has_trailer, is_trash, records, restore_transcripts, verify
 
 
@@ -74,16 +74,20 @@ def _existing(conn: sqlite3.Connection, table: str, ids: list[Any]) -> list[Any]
     return found
 
 
-def _why_not(conn: sqlite3.Connection, group: list[dict[str, Any]]) -> str | None:
+def _why_not(conn: sqlite3.Connection, group: list[dict[str, Any]], seen: set[Any]) -> str | None:
     if any(not isinstance(r.get("id"), str) or r.get("started_at") is None for r in group):
         return "not a session record (no id or start time)"
     there = _existing(conn, "sessions", [r["id"] for r in group])
     if there:
         return f"session id(s) exist again: {', '.join(there[:3])}"
     message_ids = [m.get("id") for r in group for m in r.get(sessionio.MESSAGES) or ()]
-    taken = _existing(conn, "messages", [i for i in message_ids if isinstance(i, int)])
+    numbered = [i for i in message_ids if isinstance(i, int)]
+    taken = _existing(conn, "messages", numbered)
     if taken:
         return f"{len(taken)} message id(s) are used by other sessions now"
+    if len(set(numbered)) < len(numbered) or seen.intersection(numbered):
+        return "message ids repeat within this file"
+    seen.update(numbered)
     return None
 
 
@@ -118,23 +122,26 @@ def restore_file(
         parents: list[tuple[str, str]] = []
         unknown: set[str] = set()
         messages = 0
+        seen: set[Any] = set()  # message ids restored so far (a file must not repeat one)
+        stage = None if dry_run else sessionio.MessageStage(conn, caps)
         for group in _units(path):
             unit = str((group[0].get(sessionio.META) or {}).get("unit") or group[0].get("id"))
-            why = _why_not(conn, group)
+            why = _why_not(conn, group, seen)
             if why is not None:
                 ids = tuple(str(r.get("id")) for r in group)
                 skipped.append(Skipped(unit, ids, why))
                 continue
             for record in group:
-                if not dry_run:
-                    unknown |= _insert(conn, caps, record, notes)
+                if stage is not None:
+                    unknown |= _insert(conn, caps, record, notes, stage)
                 if record.get("parent_session_id"):
                     parents.append((record["id"], record["parent_session_id"]))
                 restored.append(record["id"])
                 messages += len(record.get(sessionio.MESSAGES) or ())
             if progress is not None:
                 progress(len(restored), total)
-        if not dry_run:
+        if stage is not None:
+            stage.flush()
             notes += _link_parents(conn, parents, set(restored))
             notes += _relink_detached(conn, trailer.get("detached") or [])
         if unknown:
@@ -152,7 +159,11 @@ def restore_file(
 
 
 def _insert(
-    conn: sqlite3.Connection, caps: Any, record: dict[str, Any], notes: list[str]
+    conn: sqlite3.Connection,
+    caps: Capabilities,
+    record: dict[str, Any],
+    notes: list[str],
+    stage: sessionio.MessageStage,
 ) -> set[str]:
     title = record.get("title")
     keep_title = True
@@ -163,7 +174,7 @@ def _insert(
             notes.append(
                 f"{record['id']}: title {title!r} is now used by {holder[0]}; restored untitled"
             )
-    return sessionio.insert_record(conn, caps, record, title=keep_title)
+    return sessionio.insert_record(conn, caps, record, title=keep_title, stage=stage)
 
 
 def _link_parents(

@@ -24,7 +24,7 @@ from __future__ import annotations
 import base64
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .db import Capabilities
@@ -163,10 +163,19 @@ def _placeholders(values: list[Any]) -> tuple[str, list[Any]]:
     return ", ".join(marks), params
 
 
+def _names(columns: tuple[str, ...]) -> str:
+    return ", ".join(f'"{c}"' for c in columns)
+
+
 def _insert_rows(
-    conn: sqlite3.Connection, table: str, known: frozenset[str], rows: list[dict[str, Any]]
+    conn: sqlite3.Connection,
+    table: str,
+    known: frozenset[str],
+    rows: list[dict[str, Any]],
+    tag: Callable[[tuple[str, ...]], int] | None = None,
 ) -> set[str]:
-    """Insert *rows* (only the columns the table has); returns the unknown column names."""
+    """Insert *rows* (only the columns the table has); returns the unknown column names.
+    With *tag*, each row also gets ``_sig = tag(its columns)`` (see :class:`MessageStage`)."""
     unknown: set[str] = set()
     batches: dict[tuple[tuple[str, ...], str], list[list[Any]]] = {}
     for row in rows:
@@ -175,17 +184,61 @@ def _insert_rows(
         marks, params = _placeholders([row[c] for c in columns])
         batches.setdefault((columns, marks), []).append(params)
     for (columns, marks), params in batches.items():
-        names = ", ".join(f'"{c}"' for c in columns)
-        conn.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", params)
+        if tag is None:
+            conn.executemany(f"INSERT INTO {table} ({_names(columns)}) VALUES ({marks})", params)
+        else:
+            sql = f"INSERT INTO {table} ({_names(columns)}, _sig) VALUES ({marks}, ?)"
+            conn.executemany(sql, [[*p, tag(columns)] for p in params])
     return unknown
 
 
+class MessageStage:
+    """Messages waiting in a TEMP table, then inserted by one statement in id order.
+
+    FTS5 flushes its pending index data at every statement, so inserting row by row
+    through Hermes' triggers is several times slower (and leaves one small index segment
+    per row); one ``INSERT … SELECT … ORDER BY id`` indexes them in a single pass."""
+
+    TABLE = "temp.hermes_tui_restore"
+
+    def __init__(self, conn: sqlite3.Connection, caps: Capabilities) -> None:
+        self.conn = conn
+        self.known = caps.message_columns
+        self.signatures: dict[tuple[str, ...], int] = {}
+        conn.execute(f"DROP TABLE IF EXISTS {self.TABLE}")
+        names = _names(tuple(sorted(self.known)))
+        conn.execute(f"CREATE TABLE {self.TABLE} AS SELECT {names} FROM messages WHERE 0")
+        conn.execute(f"ALTER TABLE {self.TABLE} ADD COLUMN _sig INTEGER")
+
+    def _tag(self, columns: tuple[str, ...]) -> int:
+        return self.signatures.setdefault(columns, len(self.signatures))
+
+    def add(self, rows: list[dict[str, Any]]) -> set[str]:
+        return _insert_rows(self.conn, self.TABLE, self.known, rows, self._tag)
+
+    def flush(self) -> None:
+        for columns, sig in self.signatures.items():
+            names = _names(columns)
+            self.conn.execute(
+                f"INSERT INTO messages ({names}) SELECT {names} FROM {self.TABLE} "
+                "WHERE _sig = ? ORDER BY id",
+                (sig,),
+            )
+        self.conn.execute(f"DROP TABLE {self.TABLE}")
+
+
 def insert_record(
-    conn: sqlite3.Connection, caps: Capabilities, record: dict[str, Any], *, title: bool = True
+    conn: sqlite3.Connection,
+    caps: Capabilities,
+    record: dict[str, Any],
+    *,
+    title: bool = True,
+    stage: MessageStage | None = None,
 ) -> set[str]:
     """Insert the session (``parent_session_id`` left NULL: the caller links parents once
-    every session exists), its messages with their ids (the FTS triggers index them) and
-    its usage rows. Returns column names the store does not have (their values dropped)."""
+    every session exists), its messages with their ids (the FTS triggers index them; with
+    *stage* they wait there for one bulk insert) and its usage rows. Returns the column
+    names the store does not have (their values are dropped)."""
     meta = record.get(META) or {}
     session = {
         k: v for k, v in record.items() if k not in (MESSAGES, USAGE, META, "parent_session_id")
@@ -200,7 +253,10 @@ def insert_record(
         if meta.get("tool_calls") != "raw" and not isinstance(calls, str | bytes | type(None)):
             row["tool_calls"] = json.dumps(calls, ensure_ascii=False)
         messages.append(row)
-    unknown |= _insert_rows(conn, "messages", caps.message_columns, messages)
+    if stage is not None:
+        unknown |= stage.add(messages)
+    else:
+        unknown |= _insert_rows(conn, "messages", caps.message_columns, messages)
     usage = [dict(u, session_id=record["id"]) for u in record.get(USAGE) or []]
     if usage and "session_model_usage" in caps.tables:
         columns = frozenset(r[1] for r in conn.execute("PRAGMA table_info(session_model_usage)"))
