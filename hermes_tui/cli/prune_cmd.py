@@ -15,16 +15,35 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..paths import trash_dir
+from ..store import Store
 from ..store.execute import ExecuteResult, Progress, execute
-from ..store.optimize import optimize, store_bytes
+from ..store.optimize import optimize, others_connected, store_bytes
 from ..store.prune import Match, Preview, archive_selection, preview, prune_selection
 from ..store.restore import RestoreResult, restore_file
+from ..store.trash import has_trailer, verify
 from ..textsafe import cell_width, clean, fit
 from ..timefmt import local_minutes
 from .common import CliError, Context, confirm
 from .filter_args import add_filter_arguments, filter_from_args
 
 SHOWN_BEFORE_CONFIRM = 15
+# Deleting or restoring messages runs Hermes' FTS triggers: ~6,000 messages/s on the
+# benchmark machine (README). Beyond this many, one transaction holds the write lock longer
+# than a running Hermes retries (~15 s), so it is refused while others have the store open.
+LARGE_ROWS = 50_000
+ROWS_PER_SECOND = 6_000
+
+
+def guard_long_lock(store: Store, rows: int, force: bool, doing: str) -> None:
+    """Refuse a long write transaction while another process has the store open."""
+    if force or rows < LARGE_ROWS or not others_connected(store):
+        return
+    raise CliError(
+        f"Another process has the session store open (a running Hermes?), and {doing} "
+        f"{rows:,} messages in one transaction holds the store's write lock for about "
+        f"{rows // ROWS_PER_SECOND} s, longer than Hermes waits to save its messages. "
+        "Close Hermes first, do it in smaller steps, or pass --force."
+    )
 
 
 def _row(m: Match, id_width: int, mark: str = "") -> str:
@@ -152,6 +171,8 @@ def _run(ctx: Context, args: argparse.Namespace, action: str) -> int:
     if not found.matches:
         print_preview(found, limit=0, show_spared_rows=False)
         return 0
+    if action == "prune":
+        guard_long_lock(store, found.message_rows, args.force, "deleting")
     if not args.yes:
         print_preview(found, limit=SHOWN_BEFORE_CONFIRM, show_spared_rows=False)
         question = "Delete" if action == "prune" else "Archive"
@@ -199,6 +220,8 @@ def cmd_restore(ctx: Context, args: argparse.Namespace) -> int:
     for name in args.files:
         path = _trash_file(ctx, name)
         try:
+            if not args.dry_run and path.is_file() and has_trailer(path):
+                guard_long_lock(store, verify(path).messages, args.force, "restoring")
             result = restore_file(store, path, dry_run=args.dry_run)
         except FileNotFoundError:
             raise CliError(f"No such trash file: {path}") from None
@@ -234,6 +257,9 @@ def _common(p: argparse.ArgumentParser, *, prune: bool) -> None:
         p.add_argument(
             "--include-archived", action="store_true", help="include archived conversations too"
         )
+        p.add_argument(
+            "--force", action="store_true", help="run a large prune even while Hermes is running"
+        )
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -259,6 +285,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("restore", help="put back sessions a prune moved to the trash")
     p.add_argument("files", nargs="+", metavar="FILE", help="a file in $HERMES_HOME/session-trash")
     p.add_argument("--dry-run", action="store_true", help="report what would be restored")
+    p.add_argument(
+        "--force", action="store_true", help="run a large restore even while Hermes is running"
+    )
     p.set_defaults(handler=cmd_restore)
 
     p = sub.add_parser(

@@ -26,11 +26,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..paths import trash_dir
 from .db import Cancelled, Store
 from .prune import Action, Match, Preview, evaluate
 from .sessionio import read_record
 from .sessions import delete_ids
-from .trash import TrashWriter, move_transcripts, new_trash_path
+from .trash import (
+    TrashDamaged,
+    TrashUnwritable,
+    TrashWriter,
+    move_transcripts,
+    new_trash_path,
+)
 
 Phase = Literal["checking", "saving", "deleting", "archiving", "done"]
 _CHUNK = 200  # conversations per delete statement group, between progress reports
@@ -133,23 +140,32 @@ def _prune_batch(
             ).fetchall()
         )
         unit_of = {sid: m.id for m in ok for sid in m.session_ids}
-        writer = TrashWriter(new_trash_path(store.home, now))
-        writers.append(writer)
-        for index, sid in enumerate(doomed):
-            if index % 50 == 0:
-                _tick(progress, cancelled, "saving", index, len(doomed))
-            record = read_record(conn, caps, sid, unit=unit_of[sid])
-            if record is not None:
-                writer.add(record)
-        info = writer.finish(
-            {
-                "action": "prune",
-                "created_at": now,
-                "filters": preview.description(),
-                "conversations": [m.id for m in ok],
-                "detached": [[c, parents.get(c)] for c in detached],
-            }
-        )
+        path = trash_dir(store.home)
+        try:
+            path = new_trash_path(store.home, now)
+            writer = TrashWriter(path)
+            writers.append(writer)
+            for index, sid in enumerate(doomed):
+                if index % 50 == 0:
+                    _tick(progress, cancelled, "saving", index, len(doomed))
+                record = read_record(conn, caps, sid, unit=unit_of[sid])
+                if record is not None:
+                    writer.add(record)
+            info = writer.finish(
+                {
+                    "action": "prune",
+                    "created_at": now,
+                    "filters": preview.description(),
+                    "conversations": [m.id for m in ok],
+                    "detached": [[c, parents.get(c)] for c in detached],
+                }
+            )
+        except (OSError, TrashDamaged) as exc:
+            raise TrashUnwritable(
+                f"Could not save the trash file, so nothing was deleted ({exc})",
+                path,
+                "check the free disk space and the permissions of the session-trash folder",
+            ) from exc
         messages = 0
         for start in range(0, len(ok), _CHUNK):
             _tick(progress, cancelled, "deleting", start, len(ok))

@@ -12,7 +12,8 @@
 4. Prune conversations whose last activity is older than ``retention_days``: ended only,
    pinned **and archived** spared (unlike Hermes' own auto-prune, which deletes archived
    rows), through the same preview/execute as ``hermes sessions prune`` — so with a trash
-   file — in batches of :data:`BATCH` conversations so the write lock is never held long.
+   file — in batches (:data:`BATCH` conversations, about :data:`BATCH_MESSAGES` messages),
+   each its own transaction, so the write lock is never held long.
 5. ``last_auto_prune`` is recorded. If something was deleted, ``vacuum_after_prune`` is on,
    the last VACUUM (``hermes_tui_last_vacuum``) is at least ``min_vacuum_interval_days``
    old and a quarter of the file is free pages, VACUUM runs — only with exclusive access.
@@ -24,7 +25,7 @@ result: it must never stop the TUI from starting.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,13 +36,14 @@ from .errors import StoreError
 from .execute import ExecuteResult, Progress, execute
 from .filters import DAY, SessionFilter
 from .optimize import vacuum_if_alone
+from .prune import Match, prune_selection
 from .prune import preview as make_preview
-from .prune import prune_selection
 from .trash import clean_trash
 
 LAST_PRUNE_KEY = "last_auto_prune"
 LAST_VACUUM_KEY = "hermes_tui_last_vacuum"
-BATCH = 500
+BATCH = 500  # conversations per transaction at most
+BATCH_MESSAGES = 10_000  # and about this many messages (~2 s of FTS work, see README)
 VACUUM_FREE_RATIO = 0.25
 
 
@@ -128,8 +130,7 @@ def run_maintenance(
         return MaintenanceResult(_stopped(exc), trash_removed=removed)
     done: list[ExecuteResult] = []
     stopped = None
-    for start in range(0, len(found.matches), BATCH):
-        batch = [m.id for m in found.matches[start : start + BATCH]]
+    for batch in _batches(found.matches):
         try:
             done.append(
                 execute(store, found, only=batch, progress=progress, cancelled=cancelled, now=now)
@@ -156,6 +157,20 @@ def run_maintenance(
         vacuumed=vacuumed,
         vacuum_skipped=vacuum_skipped,
     )
+
+
+def _batches(matches: Sequence[Match]) -> Iterator[list[str]]:
+    """Conversation ids in groups of at most BATCH and about BATCH_MESSAGES messages."""
+    batch: list[str] = []
+    size = 0
+    for match in matches:
+        if batch and (len(batch) >= BATCH or size + match.messages > BATCH_MESSAGES):
+            yield batch
+            batch, size = [], 0
+        batch.append(match.id)
+        size += match.messages
+    if batch:
+        yield batch
 
 
 def _stopped(exc: Exception) -> str:

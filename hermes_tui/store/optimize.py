@@ -119,18 +119,39 @@ def merge_fts(
     return steps
 
 
+def _exclusive(conn: sqlite3.Connection) -> bool:
+    """Take the database for this connection alone; False if anyone else has it open.
+
+    In WAL mode a connection in ``locking_mode=EXCLUSIVE`` gets its ``BEGIN EXCLUSIVE``
+    only when no other connection (of any process) has the database open."""
+    conn.execute("PRAGMA locking_mode = EXCLUSIVE")
+    try:
+        conn.execute("BEGIN EXCLUSIVE")
+        conn.execute("COMMIT")  # in exclusive locking mode the lock is kept until close
+    except sqlite3.OperationalError as exc:
+        if _is_lock_error(exc):
+            return False
+        raise
+    return True
+
+
+def others_connected(store: Store, timeout: float = 0.2) -> bool:
+    """Does any other connection (a running Hermes, say) have the store open right now?"""
+    conn = _connect(store, timeout)
+    try:
+        return not _exclusive(conn)
+    except sqlite3.Error as exc:
+        raise translate_error(exc, store.path) from exc
+    finally:
+        conn.close()
+
+
 def vacuum_if_alone(store: Store, timeout: float = 0.2) -> str | None:
     """VACUUM with exclusive access; returns why it was skipped (None = done)."""
     conn = _connect(store, timeout)
     try:
-        conn.execute("PRAGMA locking_mode = EXCLUSIVE")
-        try:
-            conn.execute("BEGIN EXCLUSIVE")
-            conn.execute("COMMIT")  # in exclusive locking mode the lock is kept
-        except sqlite3.OperationalError as exc:
-            if _is_lock_error(exc):
-                return "another process has the store open (run it again with Hermes closed)"
-            raise
+        if not _exclusive(conn):
+            return "another process has the store open (run it again with Hermes closed)"
         conn.execute("VACUUM")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return None

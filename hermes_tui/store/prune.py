@@ -89,6 +89,7 @@ class Preview:
     matches: tuple[Match, ...]
     spared: tuple[Spared, ...]
     taken_at: float
+    message_rows: int = 0  # every message row the action would delete (inactive included)
 
     @property
     def action(self) -> Action:
@@ -233,4 +234,13 @@ def preview(
     Raises FilterError when a filter needs a column this store lacks."""
     with store.snapshot(cancelled) as conn:
         matches, spared = evaluate(conn, store.capabilities, selection, cancelled=cancelled)
-    return Preview(selection, tuple(matches), tuple(spared), time.time() if now is None else now)
+        rows = 0
+        if selection.action == "prune" and matches:
+            ids = json.dumps([sid for m in matches for sid in m.session_ids])
+            rows = conn.execute(
+                "SELECT COUNT(*) FROM messages WHERE session_id IN "
+                "(SELECT value FROM json_each(?))",
+                (ids,),
+            ).fetchone()[0]
+    taken = time.time() if now is None else now
+    return Preview(selection, tuple(matches), tuple(spared), taken, int(rows))

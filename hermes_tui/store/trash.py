@@ -23,6 +23,7 @@ from typing import Any
 
 from ..paths import transcripts_dir, trash_dir
 from . import sessionio
+from .errors import StoreError
 
 MAX_AGE_DAYS = 30
 _NAME = re.compile(r"(\d{8}_\d{6})(?:-\d+)?\.jsonl(?:\.partial|\.files)?")
@@ -30,6 +31,12 @@ _NAME = re.compile(r"(\d{8}_\d{6})(?:-\d+)?\.jsonl(?:\.partial|\.files)?")
 
 class TrashDamaged(ValueError):
     """A trash file that is incomplete, edited or unreadable; nothing is restored from it."""
+
+
+class TrashUnwritable(StoreError):
+    """The trash could not be written, so a prune deleted nothing."""
+
+    kind = "trash"
 
 
 @dataclass(frozen=True, slots=True)

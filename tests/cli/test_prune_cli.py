@@ -159,3 +159,30 @@ def test_optimize(demo, capsys) -> None:
         writer.execute("ROLLBACK")
         writer.close()
     assert code == 2 and err.startswith("Error: Another process is writing to the session store")
+
+
+def test_large_prune_or_restore_refused_while_hermes_has_the_store_open(
+    demo, capsys, monkeypatch
+) -> None:
+    from hermes_tui.cli import prune_cmd
+
+    monkeypatch.setattr(prune_cmd, "LARGE_ROWS", 5)
+    before = ids(demo)
+    hermes = sqlite3.connect(demo / "state.db")  # a running Hermes keeps its connection
+    hermes.execute("SELECT COUNT(*) FROM sessions").fetchone()
+    try:
+        code, out, err = run(capsys, "prune", "--older-than", "30d", "--yes")
+        assert code == 1 and out == "" and err.count("\n") == 1
+        assert "Another process has the session store open" in err and "--force" in err
+        assert ids(demo) == before
+        code, out, _ = run(capsys, "prune", "--older-than", "30d", "--yes", "--force")
+        assert code == 0 and out.startswith("Pruned 5 session(s).")
+        trash = re.search(r"^Saved to trash: (.+)$", out, re.M).group(1)
+        code, _, err = run(capsys, "restore", trash)
+        assert code == 1 and "restoring" in err and "--force" in err
+        code, out, _ = run(capsys, "restore", trash, "--force")
+        assert code == 0 and ids(demo) == before
+    finally:
+        hermes.close()
+    code, out, _ = run(capsys, "prune", "--older-than", "30d", "--yes")  # alone: no guard
+    assert code == 0 and out.startswith("Pruned 5 session(s).")

@@ -116,6 +116,14 @@ def test_retention_and_batches(store: Store, make_session, monkeypatch) -> None:
     assert sum(verify(p).sessions for p in result.trash) == len(ids)
 
 
+def test_batches_also_bounded_by_messages(store: Store, make_session, monkeypatch) -> None:
+    for i in range(4):
+        make_session(ago=(40 + i) * DAY, messages=[("user", "x"), ("assistant", "y")])
+    monkeypatch.setattr(mt, "BATCH_MESSAGES", 3)  # 2 + 2 > 3: one conversation per batch
+    result = mt.run_maintenance(store, MaintenanceConfig(retention_days=30), now=NOW)
+    assert result.deleted == 4 and len(result.trash) == 4 and result.messages == 8
+
+
 def test_vacuum_only_when_alone_and_worthwhile(home: Path, make_session, store: Store) -> None:
     big = "lorem ipsum dolor " * 4000
     for i in range(30):

@@ -26,7 +26,9 @@ from hermes_tui.store.filters import DAY, SessionFilter, build_filter
 from hermes_tui.store.generate import generate_store
 from hermes_tui.store.lineage import listable_sql
 from hermes_tui.store.prune import archive_selection, preview, prune_selection
+from hermes_tui.store.restore import restore_file
 from hermes_tui.store.sessions import conversation_ids
+from hermes_tui.store.trash import TrashUnwritable
 from hermes_tui.store.units import SessionGraph
 from tests.conftest import NOW
 
@@ -200,3 +202,30 @@ def test_archive_whole_lineage_then_unarchive(store: Store, make_session) -> Non
     set_archived(store, tip, False)
     with store.read() as conn:
         assert {r[0] for r in conn.execute("SELECT archived FROM sessions")} == {0}
+
+
+def test_unwritable_trash_deletes_nothing(store: Store, make_session, home: Path) -> None:
+    make_session(ago=100 * DAY, messages=[("user", "x")])
+    (home / "session-trash").write_text("a file where the trash folder should be")
+    found = preview(store, prune_selection(SessionFilter(), now=NOW), now=NOW)
+    with pytest.raises(TrashUnwritable, match="nothing was deleted"):
+        execute(store, found, now=NOW)
+    assert len(_all_ids(store)) == 1
+
+
+def test_hermes_transcript_files_go_to_the_trash_and_come_back(
+    store: Store, make_session, home: Path
+) -> None:
+    sid = make_session(ago=100 * DAY, messages=[("user", "x")])
+    keep = make_session(ago=1 * DAY, messages=[("user", "y")])
+    folder = home / "sessions"
+    folder.mkdir()
+    files = [folder / f"{sid}.json", folder / f"{sid}.jsonl", folder / f"request_dump_{sid}_1.json"]
+    for f in [*files, folder / f"{keep}.json"]:
+        f.write_text("{}")
+    result = execute(store, preview(store, prune_selection(SessionFilter(), now=NOW), now=NOW))
+    assert not any(f.exists() for f in files) and (folder / f"{keep}.json").exists()
+    kept = result.trash[0].with_name(result.trash[0].name + ".files")
+    assert sorted(p.name for p in kept.iterdir()) == sorted(f.name for f in files)
+    restore_file(store, result.trash[0])
+    assert all(f.exists() for f in files)
