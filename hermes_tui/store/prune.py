@@ -158,6 +158,11 @@ def _tip(conn: sqlite3.Connection, caps: Capabilities, row: sqlite3.Row) -> tupl
     return tip, found["title"] or row["title"], found["model"] or row["model"]
 
 
+def _column(row: sqlite3.Row, graph: SessionGraph, session_id: str, name: str) -> object:
+    """A column of a unit member: the candidate row itself, or a relative from the graph."""
+    return row[name] if session_id == row["id"] else graph.flag(session_id, name)
+
+
 def evaluate(
     conn: sqlite3.Connection,
     caps: Capabilities,
@@ -178,21 +183,10 @@ def evaluate(
             raise Cancelled()
         unit = graph.unit(row["id"])
         members = unit.session_ids
-
-        def any_member(name: str, members: tuple[str, ...] = members, row: Any = row) -> bool:
-            return any(
-                (row[name] if sid == row["id"] else graph.flag(sid, name)) for sid in members
-            )
-
-        is_open = any(
-            (row["ended_at"] if sid == row["id"] else graph.flag(sid, "ended_at")) is None
-            for sid in members
-        )
-        pinned = any_member("pinned")
-        archived_lineage = [
-            bool(row["archived"] if sid == row["id"] else graph.flag(sid, "archived"))
-            for sid in unit.lineage
-        ]
+        # A session missing from the graph reads as open: when unsure, spare.
+        is_open = any(_column(row, graph, sid, "ended_at") is None for sid in members)
+        pinned = any(bool(_column(row, graph, sid, "pinned")) for sid in members)
+        archived_lineage = [bool(_column(row, graph, sid, "archived")) for sid in unit.lineage]
         if action == "archive" and all(archived_lineage):
             continue  # already archived: archive is idempotent
         tip_id, title, model = _tip(conn, caps, row)

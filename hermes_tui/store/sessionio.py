@@ -7,7 +7,8 @@ included), plus
   (inactive and compacted ones too), an export may keep only the live transcript;
 * ``model_usage`` — its ``session_model_usage`` rows (every column);
 * ``_hermes_tui`` — ``{"format": 1, "unit": <the conversation's root id>, "messages":
-  "all"|"active", "tool_calls": "raw"|"decoded"}``: how to read the line back.
+  "all"|"active", "tool_calls": "raw"|"decoded"}``: how to read the line back (the trash
+  adds ``"trash": true``, which makes its end marker mandatory on restore).
 
 With ``tool_calls: "raw"`` (the trash) every value is exactly what SQLite holds, so a
 restore is row-for-row identical; ``"decoded"`` (exports) turns the tool-call JSON text into
