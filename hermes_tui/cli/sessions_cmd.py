@@ -12,7 +12,7 @@ from ..store.listing import count_sessions
 from ..store.resolve import resolve_in
 from ..store.sessions import conversation_ids
 from ..textsafe import clean
-from . import import_cmd
+from . import import_cmd, prune_cmd
 from .common import Context, confirm
 from .tables import row_json, session_table
 
@@ -214,5 +214,5 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("unarchive", help="bring an archived conversation back into lists")
     p.add_argument("session", metavar="ID", help="id, unique id prefix or title")
     p.set_defaults(handler=cmd_unarchive)
-
     import_cmd.add_parsers(sub)
+    prune_cmd.add_parsers(sub)  # prune, archive, restore, optimize
