@@ -24,7 +24,7 @@ from typing import Any, Literal
 from . import lineage
 from .db import Capabilities, Store
 from .messages import live_filter
-from .models import Page, SessionRow, decode_content
+from .models import IMPORTED_SOURCES, Page, SessionRow, decode_content
 from .text import preview as make_preview
 from .text import real_user_text
 
@@ -239,7 +239,7 @@ def build_row(conn: sqlite3.Connection, caps: Capabilities, session_id: str) -> 
         workspace=(tip_get("git_repo_root") or tip_get("cwd") or None),
         archived=bool(root_get("archived") or 0),
         pinned=bool(root_get("pinned") or 0),
-        is_open=tip["ended_at"] is None,
+        is_open=tip["ended_at"] is None and root["source"] not in IMPORTED_SOURCES,
         end_reason=tip_get("end_reason"),
         parent_session_id=root_get("parent_session_id"),
     )

@@ -13,6 +13,11 @@ T = TypeVar("T")
 
 CONTENT_JSON_PREFIX = "\x00json:"
 
+# Sessions imported from other tools keep ended_at NULL, as upstream Hermes' importer does,
+# so Hermes' own auto-prune (ended sessions only) never deletes history it cannot re-import.
+# They are not live: no running process owns them.
+IMPORTED_SOURCES = frozenset({"claude-code", "codex-cli"})
+
 
 def _loads_object(text: str | None) -> dict[str, Any]:
     if not text:
@@ -68,7 +73,8 @@ class Session:
 
     @property
     def is_open(self) -> bool:
-        return self.ended_at is None
+        """Live: not ended, and not an import (which is never ended, see IMPORTED_SOURCES)."""
+        return self.ended_at is None and self.source not in IMPORTED_SOURCES
 
     @property
     def workspace_key(self) -> str | None:

@@ -15,7 +15,7 @@ from . import lineage, schema
 from .db import Capabilities, Store
 from .errors import SessionIsOpen, SessionNotFound, StoreReadOnly
 from .ids import new_session_id
-from .models import Session, session_from_row
+from .models import IMPORTED_SOURCES, Session, session_from_row
 from .titles import apply_title, sanitize_title
 
 
@@ -267,8 +267,9 @@ def delete_conversation(store: Store, session_id: str, *, allow_open: bool = Fal
             members = lineage.lineage_members(conn, session_id)
             marks = ", ".join("?" for _ in members)
             row = conn.execute(
-                f"SELECT id FROM sessions WHERE id IN ({marks}) AND ended_at IS NULL LIMIT 1",
-                members,
+                f"SELECT id FROM sessions WHERE id IN ({marks}) AND ended_at IS NULL "
+                f"AND source NOT IN ({', '.join('?' for _ in IMPORTED_SOURCES)}) LIMIT 1",
+                (*members, *sorted(IMPORTED_SOURCES)),
             ).fetchone()
             if row is not None:
                 raise SessionIsOpen(row[0])

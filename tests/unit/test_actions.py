@@ -210,3 +210,10 @@ def test_end_first_reason_wins_and_reopen(store: Store) -> None:
     assert reopen_session(store, sid)
     s = get_session(store, sid)
     assert (s.ended_at, s.end_reason, s.is_open) == (None, None, True)
+
+
+def test_imported_sessions_are_not_live_and_can_be_deleted(store: Store, make_session) -> None:
+    sid = make_session("claude-code", ended=False, messages=[("user", "imported")])
+    [row] = list_sessions(store).items
+    assert not row.is_open and not get_session(store, sid).is_open
+    assert delete_conversation(store, sid).deleted == (sid,)
