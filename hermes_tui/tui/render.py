@@ -77,7 +77,7 @@ def recap_renderable(recap: Recap, *, minimal: bool = False, title: str = "") ->
         parts.append(Text(""))
     grid = Table.grid(padding=(0, 0))
     grid.add_column(no_wrap=True)
-    grid.add_column(ratio=1)
+    grid.add_column(ratio=1, overflow="fold")  # CJK has no spaces to wrap at
     for entry in recap.entries:
         body = clean(entry.text)
         if entry.role == "user":

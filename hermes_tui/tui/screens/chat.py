@@ -214,10 +214,19 @@ class ChatScreen(Screen[None]):
         else:
             self.call_after_refresh(transcript.scroll_end, animate=False)
 
-    def _reveal(self, view: MessageView) -> None:
-        """The anchor in the middle of the pane, with its context around it, focused."""
-        view.focus(scroll_visible=False)
+    def _reveal(self, view: MessageView, tries: int = 5) -> None:
+        """The anchor in the middle of the pane, with its context around it, focused.
+
+        Freshly mounted messages get their heights over a refresh or two; centring before
+        that would aim at a guess, so wait until the transcript has been laid out."""
         transcript = self.query_one("#chat-transcript", VerticalScroll)
+        laid_out = (
+            view.region.height > 0 and transcript.virtual_size.height > transcript.size.height
+        )
+        if not laid_out and tries:
+            self.call_after_refresh(self._reveal, view, tries - 1)
+            return
+        view.focus(scroll_visible=False)
         transcript.scroll_to_center(view, animate=False, immediate=True)
 
     def on_load_failed(self, message: LoadFailed) -> None:
