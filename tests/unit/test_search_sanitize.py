@@ -8,16 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_tui.store.search.sanitize import (
-    Leaf,
-    QueryError,
-    classify,
-    leaves,
-    parse_query,
-    to_fts5,
-    to_like,
-    to_trigram,
-)
+from hermes_tui.store.search.emit import to_fts5, to_like, to_trigram
+from hermes_tui.store.search.sanitize import Leaf, QueryError, classify, leaves, parse_query
 
 
 def fts(text: str) -> str:

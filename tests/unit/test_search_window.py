@@ -31,7 +31,7 @@ def check_view(store: Store, sid: str, ids: list[int], pos: int, width: int = 5)
     """The invariants of a discovery view with the anchor at *pos* of a plain session."""
     caps = store.capabilities
     with store.read() as conn:
-        anchor = get_message(conn, ids[pos])
+        anchor = get_message(conn, caps, ids[pos])
         assert anchor is not None
         start, window, end, gap_before, gap_after = anchored_view(
             conn, caps, sid, anchor, width=width, size=len(ids)

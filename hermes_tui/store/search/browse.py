@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .. import lineage
-from ..db import Store
+from ..db import Cancelled, Store
 from ..listing import ListQuery, list_sessions
 from ..models import SessionRow
 from .models import ScrollView, SearchError, SessionRead
+from .pool import pooled_read
 from .window import get_message, lineage_root, read_messages, require_meta, scroll_window
 
 BROWSE_SOURCES = ("tool", "subagent")
@@ -26,6 +27,8 @@ def browse(
     """The most recently active conversations (tips of their lineages), as Hermes' browse:
     archived, ``tool``/``subagent`` sessions, branches and the caller's own conversation
     left out."""
+    if cancelled is not None and cancelled():
+        raise Cancelled()
     query = ListQuery(sort="last_active", exclude_sources=BROWSE_SOURCES)
     exclude_root = None
     if exclude_lineage_of:
@@ -68,9 +71,9 @@ def scroll(
     if not 1 <= window <= MAX_WINDOW:
         raise SearchError(f"window must be between 1 and {MAX_WINDOW}")
     caps = store.capabilities
-    with store.read(cancelled) as conn:
+    with pooled_read(store, cancelled) as conn:
         meta = require_meta(conn, caps, session_id)
-        anchor = get_message(conn, around_message_id)
+        anchor = get_message(conn, caps, around_message_id)
         warning = None
         if anchor is not None and anchor.session_id != session_id:
             owner = anchor.session_id
@@ -97,7 +100,7 @@ def scroll(
                     "scroll rejected: anchor lives in the current session lineage "
                     "(already in your active context)"
                 )
-        view = scroll_window(conn, meta.session_id, anchor, window, meta.message_count)
+        view = scroll_window(conn, caps, meta.session_id, anchor, window, meta.message_count)
     return ScrollView(meta, view, warning)
 
 
@@ -106,7 +109,7 @@ def read_session(
 ) -> SessionRead:
     """A session's messages: all of them up to 30, else the first 20 and the last 10."""
     caps = store.capabilities
-    with store.read(cancelled) as conn:
+    with pooled_read(store, cancelled) as conn:
         meta = require_meta(conn, caps, session_id)
         count, head, tail = read_messages(conn, caps, session_id)
     return SessionRead(meta, count, tuple(head), tuple(tail))

@@ -5,11 +5,12 @@ snippets 300 hits per query; a very common word costs it a second):
 
 1. **Candidates.** One statement walks the index in rowid order (``ORDER BY rowid DESC``,
    which FTS5 serves from its doclists without sorting) and stops after :data:`BATCH`
-   matching messages, the role / rewound / archived / hidden-source filters applied in the
-   same statement (joined by primary key), with ``bm25()`` computed only for those rows.
-   Rowid order is insertion order, so these are the newest matches (the oldest for
-   ``sort=oldest``). A rare term has fewer matches than that, so all of them are ranked.
-2. **Ranking** (:mod:`.rank`): bm25 blended with recency, cron demoted.
+   matching messages — Hermes' scan depth — with the role / rewound / archived /
+   hidden-source filters applied in the same statement (joined by primary key) and the text
+   to score read only for those rows. Rowid order is insertion order, so these are the
+   newest matches (the oldest for ``sort=oldest``); a rarer query has fewer matches than
+   that, and all of them are ranked.
+2. **Ranking** (:mod:`.rank`): BM25 blended with recency, cron demoted.
 3. **De-duplication** by lineage root (the topmost ``parent_session_id`` ancestor, as
    Hermes groups hits), first hit per root wins, until ``limit`` conversations. If the
    batch held fewer conversations and more matches exist (one marathon session can fill a
@@ -32,7 +33,7 @@ from ..models import Message
 from ..titles import resolve_title
 from .models import Discovery, Hit, SearchError, Segment, SortOrder
 from .plan import INDEXED_TEXT, LIKE_SCAN_ROWS, Plan, make_plan
-from .rank import Candidate, bm25_in_python, from_bm25, order
+from .rank import Candidate, bm25, order
 from .sanitize import clean_query, parse_query
 from .snippet import build_snippet, has_match
 from .window import anchored_view, get_message, lineage_root, session_meta, visible_side
@@ -40,8 +41,7 @@ from .window import anchored_view, get_message, lineage_root, session_meta, visi
 DEFAULT_ROLES = ("user", "assistant")
 KNOWN_ROLES = ("user", "assistant", "tool", "system")
 HIDDEN_SOURCES = ("tool", "subagent")
-BATCH = 500
-TEXT_BATCH = 300
+BATCH = 300
 MAX_BATCHES = 4
 MAX_LIMIT = 10
 WINDOW = 5
@@ -75,11 +75,7 @@ def _filters(
     return " AND ".join(where), params
 
 
-Row = tuple[int, str, str, float, str, Any]
-
-
-def batch_size(plan: Plan) -> int:
-    return BATCH if plan.sql_bm25 else TEXT_BATCH
+Row = tuple[int, str, str, float, str, str | None]
 
 
 def _fetch(
@@ -91,14 +87,12 @@ def _fetch(
     cursor: int | None,
     floor: int,
 ) -> list[Row]:
-    """One batch of matching messages: (id, session, role, timestamp, source, bm25 or the
-    indexed text for scoring in Python)."""
+    """One batch of matching messages: (id, session, role, timestamp, source, indexed text)."""
     direction, step = ("DESC", "<") if descending else ("ASC", ">")
     if plan.table is not None:
         t = plan.table
-        last = f"bm25({t})" if plan.sql_bm25 else INDEXED_TEXT
         sql = (
-            f"SELECT {t}.rowid, m.session_id, m.role, m.timestamp, s.source, {last} "
+            f"SELECT {t}.rowid, m.session_id, m.role, m.timestamp, s.source, {INDEXED_TEXT} "
             f"FROM {t} CROSS JOIN messages m ON m.id = {t}.rowid "
             f"CROSS JOIN sessions s ON s.id = m.session_id "
             f"WHERE {t} MATCH ? AND {where}"
@@ -117,7 +111,7 @@ def _fetch(
         sql += f" AND {key} {step} ?"
         args.append(cursor)
     sql += f" ORDER BY {key} {direction} LIMIT ?"
-    args.append(batch_size(plan))
+    args.append(BATCH)
     return [
         (int(r[0]), r[1], r[2], float(r[3] or 0.0), r[4] or "", r[5])
         for r in conn.execute(sql, args)
@@ -125,10 +119,7 @@ def _fetch(
 
 
 def _candidates(rows: list[Row], plan: Plan) -> list[Candidate]:
-    if plan.sql_bm25:
-        relevance = [from_bm25(r[5]) for r in rows]
-    else:
-        relevance = bm25_in_python([r[5] or "" for r in rows], plan.terms, plan.substring)
+    relevance = bm25([r[5] or "" for r in rows], plan.terms, plan.substring)
     return [
         Candidate(r[0], r[1], r[2], r[3], r[4], rel) for r, rel in zip(rows, relevance, strict=True)
     ]
@@ -191,7 +182,7 @@ class _Search:
         root = lineage_root(self.conn, meta.session_id, self.roots)
         if self.excluded(meta.session_id, root):
             return None
-        first = visible_side(self.conn, meta.session_id, -1, 1, False)
+        first = visible_side(self.conn, self.caps, meta.session_id, -1, 1, False)
         if not first:
             return None
         return root, _Choice(title_session=meta.session_id, first=first[0])
@@ -212,7 +203,7 @@ class _Search:
     def hit(self, root: str, candidate: Candidate, score: float, plan: Plan) -> Hit | None:
         conn, caps = self.conn, self.caps
         meta = session_meta(conn, caps, candidate.session_id)
-        anchor = get_message(conn, candidate.message_id)
+        anchor = get_message(conn, caps, candidate.message_id)
         if meta is None or anchor is None:
             return None  # deleted between the steps
         root_meta = meta if root == meta.session_id else session_meta(conn, caps, root) or meta
@@ -299,6 +290,8 @@ def discover(
         raise SearchError(str(exc)) from None
     now = time.time() if now is None else now
     caps = store.capabilities
+    if cancelled is not None and cancelled():
+        raise Cancelled()
     with store.read(cancelled) as conn:
         plan = make_plan(conn, caps, parsed)
         search = _Search(
@@ -326,14 +319,13 @@ def discover(
     warnings = [plan.warning] if plan.warning else []
     if plan.index == "like" and floor > 0:
         warnings.append(
-            f"This store has no trigram index (it was written by an SQLite older than 3.34), "
-            f"so this search only looked at the newest {LIKE_SCAN_ROWS:,} messages."
+            "This store has no usable trigram index (SQLite older than 3.34), so this search "
+            f"only looked at the newest {LIKE_SCAN_ROWS:,} messages."
         )
     if not exhausted and len(hits) < limit:
         warnings.append(
-            f"Only the {MAX_BATCHES * batch_size(plan):,} most recent matching messages were "
-            "examined; "
-            "add a term to narrow the search."
+            f"Only the {MAX_BATCHES * BATCH:,} most recent matching messages were "
+            "examined; add a term to narrow the search."
         )
     return Discovery(
         query=query,
@@ -370,7 +362,7 @@ def _rank(
     for _ in range(MAX_BATCHES):
         batch = _fetch(conn, plan, where, params, sort != "oldest", cursor, floor)
         rows.extend(batch)
-        exhausted = len(batch) < batch_size(plan)
+        exhausted = len(batch) < BATCH
         ranked = order(_candidates(rows, plan), now, sort)
         chosen = search.select(ranked, seen, limit)
         if exhausted or len(chosen) >= limit:

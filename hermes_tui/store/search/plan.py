@@ -17,15 +17,14 @@
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from dataclasses import dataclass, field
 
 from ..db import Capabilities
+from .emit import to_fts5, to_like, to_trigram
 from .models import Index, SearchError
-from .sanitize import Leaf, Query, leaves, to_fts5, to_like, to_trigram
+from .sanitize import Leaf, Query, leaves
 
-_WORD = re.compile(r"[^\W_]+")
 MAX_EXPANSION = 1000
 LIKE_SCAN_ROWS = 20_000
 FTS_TABLE = "messages_fts"
@@ -64,17 +63,6 @@ class Plan:
     @property
     def searchable(self) -> bool:
         return self.match is not None or self.like_sql is not None
-
-    @property
-    def sql_bm25(self) -> bool:
-        """Whether FTS5's bm25() is cheap for this query: unicode61, and every term a single
-        word without ``*`` (its IDF is then one doclist count; see :mod:`.rank`)."""
-        if self.index != "fts" or self.query.tree is None:
-            return False
-        return all(
-            not leaf.prefix and len(_WORD.findall(leaf.text)) == 1
-            for leaf in leaves(self.query.tree)
-        )
 
 
 class _Expander:

@@ -1,9 +1,8 @@
-"""How discovery orders hits: relevance blended with recency, cron last.
+"""How discovery orders hits: BM25 relevance blended with recency, cron last.
 
-For each matching message::
+For each candidate message (see :mod:`.discovery` for how the candidates are chosen)::
 
-    relevance = -bm25(messages_fts)          # FTS5's bm25 is ≤ 0, more negative = better
-              | BM25 over the candidates      # for phrase / prefix / substring queries
+    relevance = BM25 of the message for the query's terms   # k1 = 1.2, b = 0.75
     age_days  = max(0, now - message.timestamp) / 86400
     recency   = FLOOR + (1 - FLOOR) * 0.5 ** (age_days / HALF_LIFE_DAYS)
     score     = relevance * recency
@@ -13,17 +12,19 @@ its relevance, three months ~65%, a year ~34%, two years ~30%. Equal text theref
 ranks the newer conversation first, while an old message about three times as relevant
 still beats a fresh passing mention.
 
-FTS5's ``bm25()`` weighs each phrase by its IDF, which it computes by running the phrase
-over the *whole* table: cheap for a single word, but 20–30 ms for a phrase such as
-``"database migration"`` or ``v2.1.3-beta`` (a four-word phrase to unicode61) and a full
-prefix expansion again for ``con*``. For such queries the same BM25 (k1 = 1.2, b = 0.75)
-is computed in Python over the candidates instead: term frequency by the snippet matcher,
+BM25 is FTS5's own formula (the one behind ``bm25()``, whose values are this relevance
+negated), computed here over the candidates: term frequency = occurrences of each positive
+term (the snippet matcher: whole words, phrases, prefixes, CJK substrings), document
 length = characters of the indexed text, and IDF ``ln(1 + (N - df + 0.5) / (df + 0.5))``
-estimated from the N candidates (for a single phrase IDF is a common factor and does not
-change the order at all). bm25 already divides by document length, and hits are
-scored per *message* and then de-duplicated per conversation (first hit per lineage wins),
-so a marathon session gets one result from its single best message — not one point per
-message it contains.
+with ``df`` and ``N`` counted among the candidates. FTS5's ``bm25()`` is not used because
+it computes each term's IDF by reading *every* occurrence of the term in the store: about
+9 ms per very common word, 20–30 ms per phrase (``"database migration"``, or
+``v2.1.3-beta``, a four-word phrase to unicode61), a full prefix expansion again for
+``deploy*`` — more than the rest of a search. (For a single term IDF is a common factor and
+does not change the order; across terms, the candidates' proportions stand in for the
+store's.) BM25 divides by document length, and hits are scored per *message* and then
+de-duplicated per conversation (first hit per lineage wins), so a marathon session gets one
+result from its best message — not one point per message it contains.
 
 Order keys: relevance — ``(cron?, -score, -timestamp)``; ``newest`` — ``(cron?,
 -timestamp, -score)``; ``oldest`` — ``(cron?, timestamp, -score)``. ``cron`` sessions come
@@ -66,11 +67,7 @@ def recency(timestamp: float, now: float) -> float:
     return FLOOR + (1.0 - FLOOR) * 0.5 ** (age_days / HALF_LIFE_DAYS)
 
 
-def from_bm25(bm25: float | None) -> float:
-    return 0.0 if bm25 is None else max(0.0, -float(bm25))
-
-
-def bm25_in_python(texts: Sequence[str], terms: Sequence[Leaf], substring: bool) -> list[float]:
+def bm25(texts: Sequence[str], terms: Sequence[Leaf], substring: bool) -> list[float]:
     """BM25 of each text for the positive *terms*, statistics from *texts* themselves."""
     patterns = [p for p in (leaf_pattern(t, substring) for t in terms) if p is not None]
     if not texts or not patterns:
@@ -86,7 +83,7 @@ def bm25_in_python(texts: Sequence[str], terms: Sequence[Leaf], substring: bool)
     for text, row in zip(texts, tfs, strict=True):
         norm = K1 * (1.0 - B + B * len(text) / avg)
         total = sum(w * (tf * (K1 + 1.0)) / (tf + norm) for w, tf in zip(idf, row, strict=True))
-        if total <= 0.0:  # FTS5 says it matches (e.g. folded diacritics): the weakest match
+        if total <= 0.0:  # FTS5 says it matches (e.g. folded diacritics): one occurrence
             total = min(idf) * (K1 + 1.0) / (1.0 + norm)
         out.append(total)
     return out

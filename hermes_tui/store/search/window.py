@@ -19,6 +19,7 @@ Finding the neighbours of an anchor by id is the hot path of scrolling (budget 1
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Iterable, Sequence
 
@@ -97,24 +98,40 @@ def lineage_root(
 
 # -- rows --------------------------------------------------------------------------------
 
+_WANTED = (
+    "id", "session_id", "role", "content", "timestamp", "tool_calls", "tool_call_id",
+    "tool_name", "finish_reason", "token_count", "active", "compacted",
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=32)
+def _columns(caps: Capabilities) -> str:
+    """The message columns a window shows (reasoning blobs are never read)."""
+    return ", ".join(f"m.{c}" for c in _WANTED if c in caps.message_columns or c == "id")
+
 
 def is_visible(message: Message) -> bool:
     return message.active or message.compacted
 
 
-def fetch_messages(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Message]:
+def fetch_messages(
+    conn: sqlite3.Connection, caps: Capabilities, ids: Iterable[int]
+) -> dict[int, Message]:
     wanted = list(dict.fromkeys(ids))
     out: dict[int, Message] = {}
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
         marks = ", ".join("?" for _ in chunk)
-        for row in conn.execute(f"SELECT m.* FROM messages m WHERE m.id IN ({marks})", chunk):
+        sql = f"SELECT {_columns(caps)} FROM messages m WHERE m.id IN ({marks})"
+        for row in conn.execute(sql, chunk):
             out[row["id"]] = message_from_row(row)
     return out
 
 
-def get_message(conn: sqlite3.Connection, message_id: int) -> Message | None:
-    row = conn.execute("SELECT m.* FROM messages m WHERE m.id = ?", (message_id,)).fetchone()
+def get_message(conn: sqlite3.Connection, caps: Capabilities, message_id: int) -> Message | None:
+    row = conn.execute(
+        f"SELECT {_columns(caps)} FROM messages m WHERE m.id = ?", (message_id,)
+    ).fetchone()
     return None if row is None else message_from_row(row)
 
 
@@ -141,16 +158,9 @@ def _walk(
     return None
 
 
-def neighbour_ids(
-    conn: sqlite3.Connection, session_id: str, anchor: int, n: int, before: bool, size: int
+def _indexed(
+    conn: sqlite3.Connection, session_id: str, anchor: int, n: int, before: bool
 ) -> list[int]:
-    """Ids of the session's *n* rows nearest to *anchor* on one side, nearest first."""
-    if n <= 0:
-        return []
-    if size > WALK_FROM:
-        walked = _walk(conn, session_id, anchor, n, before)
-        if walked is not None:
-            return walked
     op, order = ("<", "DESC") if before else (">", "ASC")
     return [
         row[0]
@@ -162,25 +172,63 @@ def neighbour_ids(
     ]
 
 
+def neighbour_ids(
+    conn: sqlite3.Connection, session_id: str, anchor: int, n: int, before: bool, size: int
+) -> list[int]:
+    """Ids of the session's *n* rows nearest to *anchor* on one side, nearest first."""
+    if n <= 0:
+        return []
+    if size > WALK_FROM:
+        walked = _walk(conn, session_id, anchor, n, before)
+        if walked is not None:
+            return walked
+    return _indexed(conn, session_id, anchor, n, before)
+
+
+def _both_sides(
+    conn: sqlite3.Connection, session_id: str, anchor: int, n: int, size: int
+) -> tuple[list[int], list[int]]:
+    """Both sides' nearest ids; one statement for a short session."""
+    if size > WALK_FROM:
+        return (
+            neighbour_ids(conn, session_id, anchor, n, True, size),
+            neighbour_ids(conn, session_id, anchor, n, False, size),
+        )
+    rows = conn.execute(
+        "SELECT 0, id FROM (SELECT id FROM messages WHERE session_id = ?1 AND id < ?2 "
+        "ORDER BY id DESC LIMIT ?3) UNION ALL SELECT 1, id FROM (SELECT id FROM messages "
+        "WHERE session_id = ?1 AND id > ?2 ORDER BY id ASC LIMIT ?3)",
+        (session_id, anchor, n),
+    ).fetchall()
+    return [r[1] for r in rows if r[0] == 0], [r[1] for r in rows if r[0] == 1]
+
+
 def visible_side(
     conn: sqlite3.Connection,
+    caps: Capabilities,
     session_id: str,
     anchor: int,
     n: int,
     before: bool,
     size: int = 0,
     keep: tuple[str, ...] | None = None,
+    first: tuple[list[int], dict[int, Message]] | None = None,
 ) -> list[Message]:
     """The *n* visible messages nearest to *anchor* on one side (optionally only roles
-    *keep* with non-empty content), in id order."""
+    *keep* with non-empty content), in id order. *first* is a batch of ids (nearest first)
+    and their rows already read."""
     out: list[Message] = []
     cursor = anchor
     want = n + 4
     while len(out) < n:
-        ids = neighbour_ids(conn, session_id, cursor, want, before, size)
+        if first is not None:
+            ids, rows = first
+            first = None
+        else:
+            ids = neighbour_ids(conn, session_id, cursor, want, before, size)
+            rows = fetch_messages(conn, caps, ids)
         if not ids:
             break
-        rows = fetch_messages(conn, ids)
         for message_id in ids:
             message = rows.get(message_id)
             if message is None or not is_visible(message):
@@ -196,6 +244,19 @@ def visible_side(
         want = min(want * 2, 512)
     out.sort(key=lambda m: m.id)
     return out
+
+
+def around(
+    conn: sqlite3.Connection, caps: Capabilities, session_id: str, anchor: int, n: int, size: int
+) -> tuple[list[Message], list[Message]]:
+    """The *n* visible messages on each side of *anchor*: in the common case two
+    statements (the ids of both sides, then their rows)."""
+    want = n + 4
+    ids_before, ids_after = _both_sides(conn, session_id, anchor, want, size)
+    rows = fetch_messages(conn, caps, ids_before + ids_after)
+    before = visible_side(conn, caps, session_id, anchor, n, True, size, first=(ids_before, rows))
+    after = visible_side(conn, caps, session_id, anchor, n, False, size, first=(ids_after, rows))
+    return before, after
 
 
 def session_bounds(conn: sqlite3.Connection, session_id: str) -> tuple[int, int, int]:
@@ -236,11 +297,15 @@ FAR = 1 << 62
 
 
 def scroll_window(
-    conn: sqlite3.Connection, session_id: str, anchor: Message, width: int, size: int
+    conn: sqlite3.Connection,
+    caps: Capabilities,
+    session_id: str,
+    anchor: Message,
+    width: int,
+    size: int,
 ) -> Window:
     """The scroll shape's slice: ±*width* visible messages of every role, anchor included."""
-    before = visible_side(conn, session_id, anchor.id, width, True, size)
-    after = visible_side(conn, session_id, anchor.id, width, False, size)
+    before, after = around(conn, caps, session_id, anchor.id, width, size)
     return Window(
         session_id=session_id,
         anchor_id=anchor.id,
@@ -271,8 +336,7 @@ def anchored_view(
     repeat a window message and are empty when the slice reaches that end. The gaps count
     the visible messages between a bookend and the slice (never negative).
     """
-    before = visible_side(conn, session_id, anchor.id, width, True, size)
-    after = visible_side(conn, session_id, anchor.id, width, False, size)
+    before, after = around(conn, caps, session_id, anchor.id, width, size)
     raw = [*before, anchor, *after]
     keep = set(keep_roles)
     shown = tuple(m for m in raw if m.id == anchor.id or m.role in keep)
@@ -284,12 +348,12 @@ def anchored_view(
         lo, hi = lo - 1, hi + 1
     start = [
         m
-        for m in visible_side(conn, session_id, lo, bookend, False, size, BOOKEND_ROLES)
+        for m in visible_side(conn, caps, session_id, lo, bookend, False, size, BOOKEND_ROLES)
         if m.id < first_id
     ]
     end = [
         m
-        for m in visible_side(conn, session_id, hi, bookend, True, size, BOOKEND_ROLES)
+        for m in visible_side(conn, caps, session_id, hi, bookend, True, size, BOOKEND_ROLES)
         if m.id > last_id
     ]
     gap_before, gap_after = count_visible(
@@ -312,7 +376,7 @@ def read_messages(
     (count,) = count_visible(conn, caps, session_id, [(lo - 1, hi + 1)])
     size = WALK_FROM + 1  # the bounds are known: walk inwards from them
     if count <= READ_ALL_UPTO:
-        return count, visible_side(conn, session_id, lo - 1, READ_ALL_UPTO, False, size), []
-    head = visible_side(conn, session_id, lo - 1, READ_HEAD, False, size)
-    tail = visible_side(conn, session_id, hi + 1, READ_TAIL, True, size)
+        return count, visible_side(conn, caps, session_id, lo - 1, READ_ALL_UPTO, False, size), []
+    head = visible_side(conn, caps, session_id, lo - 1, READ_HEAD, False, size)
+    tail = visible_side(conn, caps, session_id, hi + 1, READ_TAIL, True, size)
     return count, head, tail
