@@ -160,7 +160,9 @@ class _Printer:
         text = message.content or ""
         if not text and message.tool_calls:
             text = f"[tool calls: {', '.join(message.tool_names)}]"
-        role = message.role if message.role != "tool" else f"tool:{message.tool_name or '?'}"
+        if message.role == "tool" and message.tool_name:
+            text = f"[{message.tool_name}] {text}"
+        role = message.role
         prefix = f"  {mark} " + (f"{message.id:>8} " if ids else "") + f"{role:<{ROLE_WIDTH}} "
         body = self.cut(text, self.width - cell_width(prefix))
         if mark == "▶" and self.tty:

@@ -35,7 +35,7 @@ CLASSES: dict[str, list[str]] = {
                   "async worker"],
     "phrase": ['"database migration"', '"memory leak"', '"flaky regression"',
                '"rollback certificate"', '"the docker"'],
-    "prefix": ["deploy*", "kube*", "migrat*", "config*", "bench*"],
+    "prefix": ["deploy*", "kube*", "migrat*", "con*", "bench*"],
     "OR": ["docker OR kubernetes", "redis OR postgres", "grafana OR prometheus",
            "helm OR terraform", "nginx OR proxy"],
     "rare word": ["xylophone", "quasar", "zeppelin", "mandragora", "kaleidoscope"],
@@ -45,7 +45,7 @@ CLASSES: dict[str, list[str]] = {
     "CJK, 3+ characters": ["桂林的", "修改youer服务端", "ラーメン", "서울에서", "中欧红利基金"],
     "CJK, 2 characters": ["旅行", "桂林", "東京", "서울", "会議"],
 }  # fmt: skip
-STRESS = ["con*", "co*", "c*"]
+STRESS = ["co*", "c*"]
 BUDGET_P50, BUDGET_P95, BUDGET_SCROLL = 0.050, 0.150, 0.001
 
 

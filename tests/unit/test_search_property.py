@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -44,6 +45,7 @@ def check_message(message: dict) -> None:
 
 def check_result(result: dict) -> None:
     assert isinstance(result, dict)
+    json.dumps(result, ensure_ascii=False).encode("utf-8")  # serialisable, encodable
     if result["success"] is False:
         assert set(result) == {"success", "error"} and result["error"]
         return

@@ -67,7 +67,8 @@ def scroll(
 
     Pass ``messages[-1].id`` to go forward, ``messages[0].id`` to go back: that boundary
     message appears in both windows. If the message lives in another segment of the same
-    compression lineage, the window is taken there, with a warning (as Hermes)."""
+    compression lineage, the window is taken there, with a warning (as Hermes). The anchor
+    itself is shown even if it was rewound; its neighbours are the visible messages."""
     if not 1 <= window <= MAX_WINDOW:
         raise SearchError(f"window must be between 1 and {MAX_WINDOW}")
     caps = store.capabilities
