@@ -255,3 +255,34 @@ def test_browse_shape(store: Store) -> None:
     assert result["message"].startswith("Showing 2 most recent sessions.")
     assert [r.id for r in browse(store, limit=5, exclude_lineage_of=newer)] == [older]
     assert session_search(store, query="   ", limit=1)["count"] == 1
+
+
+def test_the_rowid_walk_falls_back_to_the_index_across_a_long_gap(store: Store) -> None:
+    """A long session resumed after another session wrote 200 messages in between."""
+    import sqlite3
+
+    from hermes_tui.store import NewMessage, NewSession
+    from hermes_tui.store.messages import insert_message
+    from hermes_tui.store.sessions import insert_session
+
+    def work(conn: sqlite3.Connection) -> tuple[str, list[int]]:
+        caps = store.capabilities
+        a = insert_session(conn, caps, NewSession(source="cli", started_at=NOW - DAY))
+        b = insert_session(conn, caps, NewSession(source="telegram", started_at=NOW - DAY))
+        ids = [insert_message(conn, caps, a, NewMessage("user", f"a {n}", timestamp=NOW - DAY + n))
+               for n in range(window_module.WALK_FROM + 20)]  # fmt: skip
+        for n in range(200):
+            insert_message(conn, caps, b, NewMessage("user", f"b {n}", timestamp=NOW - 500 + n))
+        for n in range(8):
+            ids.append(
+                insert_message(conn, caps, a, NewMessage("user", f"again {n}", timestamp=NOW - n))
+            )
+        return a, ids
+
+    sid, ids = store.write(work)
+    pivot = window_module.WALK_FROM + 19  # the last message before the gap
+    view = scroll(store, sid, ids[pivot], window=5)
+    assert [m.id for m in view.window.messages] == ids[pivot - 5 : pivot + 6]
+    assert view.window.messages_after == 5
+    _, backward = walk(store, sid, ids[pivot], 5)
+    assert backward == ids
