@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .cli import sessions_cmd
+from .cli import search_cmd, sessions_cmd
 from .cli.common import CliError, Context, make_context
 from .store import (
     AmbiguousReference,
@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     sessions = sub.add_parser("sessions", help="manage sessions from the command line")
     verbs = sessions.add_subparsers(dest="verb", metavar="VERB", required=True)
     sessions_cmd.add_parsers(verbs)
+    search_cmd.add_parser(verbs)
 
     demo = sub.add_parser("demo", help="create a demo store to try everything safely")
     demo.add_argument(
