@@ -179,42 +179,76 @@ def _conversations(b: _Builder) -> None:
             + time.strftime("%Y%m%d_%H%M%S", time.localtime(b.now - days * DAY)),
         )
     flaky = b.session(
-        "cli", c.FLAKY_CI, ago=3 * DAY, title="Fix flaky CI tests", workspace=webapp,
-        end_reason="branched",
-    )  # fmt: skip
-    b.session(
-        "cli", c.FLAKY_BRANCH, ago=2 * DAY, title="Fix flaky CI tests #2", workspace=webapp,
-        parent=flaky, config={"_branched_from": flaky},
-    )  # fmt: skip
-    b.session(
-        "subagent", c.SUBAGENT, ago=3 * DAY - 600, parent=flaky, config={"_delegate_from": flaky},
+        "cli",
+        c.FLAKY_CI,
+        ago=3 * DAY,
+        title="Fix flaky CI tests",
         workspace=webapp,
-    )  # fmt: skip
+        end_reason="branched",
+    )
+    b.session(
+        "cli",
+        c.FLAKY_BRANCH,
+        ago=2 * DAY,
+        title="Fix flaky CI tests #2",
+        workspace=webapp,
+        parent=flaky,
+        config={"_branched_from": flaky},
+    )
+    b.session(
+        "subagent",
+        c.SUBAGENT,
+        ago=3 * DAY - 600,
+        parent=flaky,
+        config={"_delegate_from": flaky},
+        workspace=webapp,
+    )
     root = b.session(
-        "cli", c.PROJECT_1, ago=40 * DAY, title="my project", workspace=myproject,
+        "cli",
+        c.PROJECT_1,
+        ago=40 * DAY,
+        title="my project",
+        workspace=myproject,
         end_reason="compression",
-    )  # fmt: skip
+    )
     second = b.session(
-        "cli", c.PROJECT_2, ago=39 * DAY, title="my project #2", workspace=myproject,
-        parent=root, end_reason="compression",
-    )  # fmt: skip
+        "cli",
+        c.PROJECT_2,
+        ago=39 * DAY,
+        title="my project #2",
+        workspace=myproject,
+        parent=root,
+        end_reason="compression",
+    )
     b.session(
         "cli", c.PROJECT_3, ago=38 * DAY, title="my project #3", workspace=myproject, parent=second
     )
     b.session(
-        "cli", c.long_refactor(), ago=5 * DAY, title="Long refactor session", workspace=myproject,
+        "cli",
+        c.long_refactor(),
+        ago=5 * DAY,
+        title="Long refactor session",
+        workspace=myproject,
         gap=20.0,
-    )  # fmt: skip
+    )
     telegram = {"user_id": "123456789", "chat_type": "dm", "chat_id": "123456789"}
     b.session(
-        "telegram", c.TRIP, ago=10 * DAY, title="周末旅行计划 🗾",
-        model="nousresearch/hermes-4-405b", end_reason="idle", extra=telegram,
-    )  # fmt: skip
+        "telegram",
+        c.TRIP,
+        ago=10 * DAY,
+        title="周末旅行计划 🗾",
+        model="nousresearch/hermes-4-405b",
+        end_reason="idle",
+        extra=telegram,
+    )
     b.session("telegram", c.WIFI, ago=60 * DAY, end_reason="daily", extra=telegram)
     b.session(
-        "discord", c.RELEASE_PARTY, ago=25 * DAY, end_reason="idle",
+        "discord",
+        c.RELEASE_PARTY,
+        ago=25 * DAY,
+        end_reason="idle",
         extra={"chat_type": "group", "chat_id": "9988776655", "thread_id": "4455"},
-    )  # fmt: skip
+    )
     b.session("discord", c.RAMEN, ago=18 * DAY, title="東京のラーメン 🍜", end_reason="idle")
     b.session("telegram", c.SEOUL, ago=16 * DAY, title="서울 여행 계획", end_reason="idle")
     b.session("cli", c.HOSTILE, ago=6 * DAY, title="[/plan — plan mode]", workspace=webapp)
@@ -229,9 +263,12 @@ def _conversations(b: _Builder) -> None:
     b.session("cli", c.LAPTOP, ago=200 * DAY, title="Old laptop setup notes", model="gpt-4.1")
     b.session("tool", c.TOOL_ROW, ago=95 * DAY, model="gpt-4.1", end_reason="agent_close")
     b.session(
-        "slack", c.INCIDENT, ago=12 * DAY, title="Incident review: API latency",
+        "slack",
+        c.INCIDENT,
+        ago=12 * DAY,
+        title="Incident review: API latency",
         extra={"chat_type": "channel", "chat_id": "C024BE91L", "thread_id": "1712.42"},
-    )  # fmt: skip
+    )
     b.session(
         "tui", c.TUI_CHAT, ago=26 * HOUR, title="Explain WAL checkpoints", workspace=myproject
     )

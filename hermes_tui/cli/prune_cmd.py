@@ -109,8 +109,12 @@ def print_preview(p: Preview, *, limit: int | None, show_spared_rows: bool) -> N
 def _progress() -> Callable[[Progress], None] | None:
     if not sys.stderr.isatty():
         return None
-    words = {"checking": "Checking", "saving": "Saving to trash", "deleting": "Deleting",
-             "archiving": "Archiving"}  # fmt: skip
+    words = {
+        "checking": "Checking",
+        "saving": "Saving to trash",
+        "deleting": "Deleting",
+        "archiving": "Archiving",
+    }
 
     def show(step: Progress) -> None:
         if step.phase == "done":

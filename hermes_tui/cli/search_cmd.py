@@ -241,8 +241,10 @@ class _Printer:
 
     def read(self, result: SessionRead) -> None:
         meta = result.meta
-        for line in self.header(meta.title, [meta.source, meta.when, meta.session_id,
-                                             f"{result.message_count} messages"]):  # fmt: skip
+        for line in self.header(
+            meta.title,
+            [meta.source, meta.when, meta.session_id, f"{result.message_count} messages"],
+        ):
             print(line)
         for m in result.head:
             print(self.line(m, ids=True))

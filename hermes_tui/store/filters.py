@@ -40,13 +40,25 @@ DAY = 86_400.0
 DEFAULT_PRUNE_DAYS = 90.0
 TIME_FIELDS = ("older_than", "newer_than", "before", "after")
 TEXT_FIELDS = (
-    "source", "title", "model", "provider", "cwd", "branch",
-    "end_reason", "user", "chat_id", "chat_type",
-)  # fmt: skip
+    "source",
+    "title",
+    "model",
+    "provider",
+    "cwd",
+    "branch",
+    "end_reason",
+    "user",
+    "chat_id",
+    "chat_type",
+)
 COUNT_FIELDS = (
-    "min_messages", "max_messages", "min_tokens", "max_tokens",
-    "min_tool_calls", "max_tool_calls",
-)  # fmt: skip
+    "min_messages",
+    "max_messages",
+    "min_tokens",
+    "max_tokens",
+    "min_tool_calls",
+    "max_tool_calls",
+)
 COST_FIELDS = ("min_cost", "max_cost")
 
 
@@ -192,15 +204,25 @@ def describe(f: SessionFilter) -> str:
     if f.implicit_default:
         parts[-1] += f" [the default: {DEFAULT_PRUNE_DAYS:g} days]"
     words = {
-        "source": "source {!r}", "title": "title contains {!r}", "model": "model contains {!r}",
-        "provider": "provider {!r}", "cwd": "cwd under {!r}", "branch": "branch contains {!r}",
-        "end_reason": "end reason {!r}", "user": "user {!r}", "chat_id": "chat id {!r}",
+        "source": "source {!r}",
+        "title": "title contains {!r}",
+        "model": "model contains {!r}",
+        "provider": "provider {!r}",
+        "cwd": "cwd under {!r}",
+        "branch": "branch contains {!r}",
+        "end_reason": "end reason {!r}",
+        "user": "user {!r}",
+        "chat_id": "chat id {!r}",
         "chat_type": "chat type {!r}",
-        "min_messages": "at least {} messages", "max_messages": "at most {} messages",
-        "min_tokens": "at least {} tokens", "max_tokens": "at most {} tokens",
-        "min_cost": "cost at least ${:g}", "max_cost": "cost at most ${:g}",
-        "min_tool_calls": "at least {} tool calls", "max_tool_calls": "at most {} tool calls",
-    }  # fmt: skip
+        "min_messages": "at least {} messages",
+        "max_messages": "at most {} messages",
+        "min_tokens": "at least {} tokens",
+        "max_tokens": "at most {} tokens",
+        "min_cost": "cost at least ${:g}",
+        "max_cost": "cost at most ${:g}",
+        "min_tool_calls": "at least {} tool calls",
+        "max_tool_calls": "at most {} tool calls",
+    }
     for name, template in words.items():
         value = getattr(f, name)
         if value is not None:

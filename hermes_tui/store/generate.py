@@ -267,12 +267,24 @@ def generate_store(
         ended = None if rng.random() < 0.02 else last + rng.uniform(1, 600)
         cwd = f"/home/user/projects/{rng.choice(TECH)}" if source in ("cli", "tui") else None
         row = (
-            sid, source, rng.choice(MODELS), config,
+            sid,
+            source,
+            rng.choice(MODELS),
+            config,
             SYSTEM_PROMPT if source in ("cli", "tui") else None,
-            parent, started, ended, end_reason if ended else None, length, calls,
-            length * rng.randint(200, 900), length * rng.randint(50, 300),
-            cwd, title, int(rng.random() < 0.03), round(length * 0.0004, 4),
-        )  # fmt: skip
+            parent,
+            started,
+            ended,
+            end_reason if ended else None,
+            length,
+            calls,
+            length * rng.randint(200, 900),
+            length * rng.randint(50, 300),
+            cwd,
+            title,
+            int(rng.random() < 0.03),
+            round(length * 0.0004, 4),
+        )
         writer.session_rows.append(row)
         if source == "cli" and parent is None:
             previous_cli = sid
@@ -303,10 +315,27 @@ def _add_lineages(writer: _Writer, rng: random.Random, stats: GenStats) -> None:
             final = n == 4 or rng.random() < 0.5
             ended = None if final and rng.random() < 0.5 else last + 30
             reason = ("cli_close" if ended else None) if final else "compression"
-            rows.append((
-                sid, "cli", base[2], None, SYSTEM_PROMPT, parent_id, started, ended, reason,
-                0, calls, 0, 0, base[13], f"{base[14][:80]} #{n}", base[15], 0.0,
-            ))  # fmt: skip
+            rows.append(
+                (
+                    sid,
+                    "cli",
+                    base[2],
+                    None,
+                    SYSTEM_PROMPT,
+                    parent_id,
+                    started,
+                    ended,
+                    reason,
+                    0,
+                    calls,
+                    0,
+                    0,
+                    base[13],
+                    f"{base[14][:80]} #{n}",
+                    base[15],
+                    0.0,
+                )
+            )
             stats.sessions += 1
             parent_id = sid
             if reason != "compression":

@@ -26,6 +26,7 @@ STYLE_FILES = (
     "dialogs.tcss",
     "help.tcss",
     "problem.tcss",
+    "search.tcss",
 )
 
 
@@ -37,6 +38,7 @@ class Start:
     message_id: int | None = None
     workspace: str | None = None
     notices: tuple[str, ...] = ()
+    search: str | None = None
 
 
 class HermesApp(App[None]):
@@ -55,6 +57,7 @@ class HermesApp(App[None]):
             tooltip="Leave hermes",
         ),
         Binding("question_mark", "help", "Help", id="app.help", tooltip="Every key of this screen"),
+        Binding("slash", "search", "Search", id="app.search", tooltip="Search every conversation"),
     ]
 
     def __init__(
@@ -125,13 +128,16 @@ class HermesApp(App[None]):
         for warning in (*self.config.warnings, *self.start.notices):
             self.notify(warning, severity="warning", markup=False, timeout=8)
         self.push_screen(BrowserScreen(workspace=self.start.workspace))
+        if self.start.search is not None:
+            self.action_search(self.start.search)
         if self.start.session_id:
             self.post_message(OpenSession(self.start.session_id, self.start.message_id))
 
     def on_open_session(self, message: OpenSession) -> None:
         from .screens.chat import ChatScreen
 
-        self.push_screen(ChatScreen(message.session_id, anchor=message.message_id))
+        chat = ChatScreen(message.session_id, anchor=message.message_id, resume=message.resumed)
+        self.push_screen(chat)
 
     def on_store_problem(self, message: StoreProblem) -> None:
         from .screens.problem import ProblemScreen
@@ -144,6 +150,12 @@ class HermesApp(App[None]):
         self.post_message(StoreProblem(error))
 
     # -- actions -------------------------------------------------------------------
+
+    def action_search(self, query: str = "") -> None:
+        from .screens.search import SearchScreen
+
+        if not isinstance(self.screen, SearchScreen):
+            self.push_screen(SearchScreen(query))
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

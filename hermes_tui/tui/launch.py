@@ -27,7 +27,12 @@ def launch(ctx: Context, args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if plan.chdir is not None:
         os.chdir(plan.chdir)
-    start = Start(session_id=plan.session_id, workspace=plan.workspace, notices=plan.notices)
+    start = Start(
+        session_id=plan.session_id,
+        workspace=plan.workspace,
+        notices=plan.notices,
+        search=args.search,
+    )
     app = build_app(ctx.db_path, ctx.config, start=start)
     try:
         app.run()

@@ -276,8 +276,13 @@ def config_with(text: str) -> Config:
 
 async def settle(pilot, rounds: int = 3) -> None:  # type: ignore[no-untyped-def]
     """Wait until workers are done and their messages are handled."""
+    from textual.worker import WorkerCancelled
+
     for _ in range(rounds):
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass  # a search a newer one replaced: expected, and already handled
         await pilot.pause()
 
 

@@ -165,9 +165,14 @@ class _Run:
             # The very file imported before: nothing to parse, nothing to write.
             self.ids[known.foreign_id] = known.session_id
             return SessionOutcome(
-                self.tool, str(found.path), known.foreign_id, "unchanged",
-                session_id=known.session_id, messages=known.messages, title=known.title,
-            )  # fmt: skip
+                self.tool,
+                str(found.path),
+                known.foreign_id,
+                "unchanged",
+                session_id=known.session_id,
+                messages=known.messages,
+                title=known.title,
+            )
         try:
             t = _parse(self.tool, found, data)
         except Exception as exc:  # one odd file must not stop the run

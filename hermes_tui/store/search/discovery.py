@@ -209,9 +209,15 @@ class _Search:
         root_meta = meta if root == meta.session_id else session_meta(conn, caps, root) or meta
         keep = ("user", "assistant", *(("tool",) if "tool" in self.roles else ()))
         start, window, end, gap_before, gap_after = anchored_view(
-            conn, caps, meta.session_id, anchor, width=WINDOW, bookend=BOOKEND,
-            keep_roles=keep, size=meta.message_count,
-        )  # fmt: skip
+            conn,
+            caps,
+            meta.session_id,
+            anchor,
+            width=WINDOW,
+            bookend=BOOKEND,
+            keep_roles=keep,
+            size=meta.message_count,
+        )
         return Hit(
             session_id=meta.session_id,
             root=root_meta,
@@ -233,9 +239,14 @@ class _Search:
             return None
         root_meta = meta if root == session_id else session_meta(self.conn, self.caps, root) or meta
         start, window, end, gap_before, gap_after = anchored_view(
-            self.conn, self.caps, session_id, first, width=WINDOW, bookend=BOOKEND,
+            self.conn,
+            self.caps,
+            session_id,
+            first,
+            width=WINDOW,
+            bookend=BOOKEND,
             size=meta.message_count,
-        )  # fmt: skip
+        )
         return Hit(
             session_id=session_id,
             root=root_meta,
@@ -295,9 +306,12 @@ def discover(
     with store.read(cancelled) as conn:
         plan = make_plan(conn, caps, parsed)
         search = _Search(
-            conn, caps, roles=role_list, include_archived=include_archived,
+            conn,
+            caps,
+            roles=role_list,
+            include_archived=include_archived,
             exclude=exclude_lineage_of,
-        )  # fmt: skip
+        )
         title = search.title_match(query)
         seen: dict[str, _Choice] = dict([title]) if title else {}
         if not plan.searchable:

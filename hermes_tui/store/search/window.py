@@ -99,9 +99,19 @@ def lineage_root(
 # -- rows --------------------------------------------------------------------------------
 
 _WANTED = (
-    "id", "session_id", "role", "content", "timestamp", "tool_calls", "tool_call_id",
-    "tool_name", "finish_reason", "token_count", "active", "compacted",
-)  # fmt: skip
+    "id",
+    "session_id",
+    "role",
+    "content",
+    "timestamp",
+    "tool_calls",
+    "tool_call_id",
+    "tool_name",
+    "finish_reason",
+    "token_count",
+    "active",
+    "compacted",
+)
 
 
 @functools.lru_cache(maxsize=32)

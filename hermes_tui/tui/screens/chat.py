@@ -116,8 +116,11 @@ class ChatScreen(Screen[None]):
         with VerticalScroll(id="chat-transcript"):
             yield Static(id="chat-older")
             yield Static(id="chat-newer")
-        yield Input(id="chat-input", placeholder="Sending messages comes with the model client; "
-                    "this pane is read-only for now.")  # fmt: skip
+        yield Input(
+            id="chat-input",
+            placeholder="Sending messages comes with the model client; "
+            "this pane is read-only for now.",
+        )
         yield Footer()
 
     def on_mount(self) -> None:
@@ -179,9 +182,11 @@ class ChatScreen(Screen[None]):
                 write_breadcrumb(self.hermes.store_path.parent, identity, self.session_id)
             except OSError as error:
                 self.app.call_from_thread(
-                    self.notify, f"Could not remember this terminal's session: {error}",
-                    severity="warning", markup=False,
-                )  # fmt: skip
+                    self.notify,
+                    f"Could not remember this terminal's session: {error}",
+                    severity="warning",
+                    markup=False,
+                )
 
     async def on_loaded(self, message: Loaded) -> None:
         self.session = message.session
@@ -247,8 +252,9 @@ class ChatScreen(Screen[None]):
             details.append(
                 f"segment {self.segments.index(self.session_id) + 1}/{len(self.segments)}"
             )
-        text.append("   " + "  ·  ".join(clean(d, keep_newlines=False) for d in details if d),
-                    style="dim")  # fmt: skip
+        text.append(
+            "   " + "  ·  ".join(clean(d, keep_newlines=False) for d in details if d), style="dim"
+        )
         self.query_one("#chat-header", Static).update(text)
 
     def _hints(self) -> None:

@@ -70,9 +70,11 @@ class MessageView(Widget, can_focus=True):
         m = self.message
         body = m.content or ""
         return bool(
-            m.tool_calls or m.reasoning or m.role in ("tool", "system")
+            m.tool_calls
+            or m.reasoning
+            or m.role in ("tool", "system")
             or body.count("\n") >= CLIP_LINES
-        )  # fmt: skip
+        )
 
     def action_toggle(self) -> None:
         if self.foldable:
@@ -144,8 +146,9 @@ class MessageView(Widget, can_focus=True):
                 if hidden:
                     parts.append(Text(f"… {hidden:,} more lines not shown", style="dim italic"))
             else:
-                head.append(f"  {_one_line(body, 80)}  ({lines:,} line{'s' * (lines != 1)})",
-                            style="dim")  # fmt: skip
+                head.append(
+                    f"  {_one_line(body, 80)}  ({lines:,} line{'s' * (lines != 1)})", style="dim"
+                )
                 parts.append(head)
         else:
             head = Text(f"  ⚙ {m.role} ({len(m.content or ''):,} chars)", style="dim")
