@@ -24,6 +24,16 @@ from .store.messages import insert_message
 from .store.sessions import ensure_pinned_column, insert_session
 
 MARKER = ".hermes-demo"
+DEMO_CONFIG = """\
+# The demo's config.yaml (the same file and keys as Hermes Agent's).
+# Its history is months old on purpose; automatic maintenance (prune conversations
+# inactive for retention_days) is off so a first look shows all of it.
+sessions:
+  auto_prune: false
+  retention_days: 90
+display:
+  resume_display: full
+"""
 HOUR = 3600.0
 DAY = 86_400.0
 
@@ -321,6 +331,7 @@ def create_demo(
         shutil.rmtree(home)
     home.mkdir(parents=True, mode=0o700)
     (home / MARKER).write_text("Created by `hermes demo`; safe to delete.\n", encoding="utf-8")
+    (home / "config.yaml").write_text(DEMO_CONFIG, encoding="utf-8")
     now = time.time() if now is None else now
     if sessions > 0:
         generate_store(db, sessions=sessions, messages=sessions * 14, now=now - 3 * DAY, seed=11)

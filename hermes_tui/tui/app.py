@@ -27,6 +27,7 @@ STYLE_FILES = (
     "help.tcss",
     "problem.tcss",
     "search.tcss",
+    "wizard.tcss",
 )
 
 
@@ -68,8 +69,10 @@ class HermesApp(App[None]):
         start: Start | None = None,
         now: Callable[[], float] = time.time,
         open_store: Callable[[Path], Store] = Store.open,
+        maintenance: bool = False,
     ) -> None:
         super().__init__()
+        self.maintenance = maintenance
         self.open_store = open_store
         self.store_path = store_path
         self.config = config
@@ -132,6 +135,35 @@ class HermesApp(App[None]):
             self.action_search(self.start.search)
         if self.start.session_id:
             self.post_message(OpenSession(self.start.session_id, self.start.message_id))
+        if self.maintenance:
+            # After the first screen has its rows: maintenance must never delay them.
+            self.set_timer(1.5, self._maintain)
+
+    def _maintain(self) -> None:
+        self.run_worker(self._run_maintenance, thread=True, exit_on_error=False, group="maint")
+
+    def _run_maintenance(self) -> None:
+        from ..store.maintenance import run_maintenance
+
+        try:
+            result = run_maintenance(self.store(), self.config.sessions, now=self.now())
+        except StoreError:
+            return  # the store problem is already on screen
+        if result.deleted:
+            days = f"{self.config.sessions.retention_days:g}"
+            undo = (
+                f"hermes sessions restore {result.trash[0]}"
+                if len(result.trash) == 1
+                else f"hermes sessions restore <file> (in {result.trash[0].parent})"
+            )
+            self.call_from_thread(
+                self.notify,
+                f"Automatic maintenance pruned {result.deleted:,} conversation(s) inactive for "
+                f"{days}+ days ({result.messages:,} messages). Undo: {undo}",
+                title="Maintenance",
+                markup=False,
+                timeout=15,
+            )
 
     def on_open_session(self, message: OpenSession) -> None:
         from .screens.chat import ChatScreen
@@ -188,6 +220,10 @@ def build_app(
     start: Start | None = None,
     now: Callable[[], float] = time.time,
     open_store: Callable[[Path], Store] = Store.open,
+    maintenance: bool = False,
 ) -> HermesApp:
-    """The one factory the CLI and the tests use to make the app."""
-    return HermesApp(store_path, config, start=start, now=now, open_store=open_store)
+    """The one factory the CLI and the tests use to make the app (the CLI turns on the
+    automatic maintenance of config.yaml's ``sessions:``)."""
+    return HermesApp(
+        store_path, config, start=start, now=now, open_store=open_store, maintenance=maintenance
+    )

@@ -33,7 +33,7 @@ def launch(ctx: Context, args: argparse.Namespace) -> int:
         notices=plan.notices,
         search=args.search,
     )
-    app = build_app(ctx.db_path, ctx.config, start=start)
+    app = build_app(ctx.db_path, ctx.config, start=start, maintenance=True)
     try:
         app.run()
     finally:

@@ -129,6 +129,13 @@ class BrowserScreen(BrowserActions):
             tooltip="Delete the whole conversation (asks first)",
         ),
         Binding(
+            "x",
+            "prune_wizard",
+            "Prune",
+            id="browser.prune",
+            tooltip="Prune or archive many conversations: filters, dry run, confirm, undo",
+        ),
+        Binding(
             "y",
             "copy_resume",
             "Copy cmd",
@@ -413,3 +420,12 @@ class BrowserScreen(BrowserActions):
 
     def action_reload(self) -> None:
         self.reload()
+
+    def action_prune_wizard(self) -> None:
+        from .wizard import WizardScreen
+
+        def done(changed: bool | None) -> None:
+            if changed:
+                self.reload()
+
+        self.app.push_screen(WizardScreen(), done)
