@@ -175,7 +175,7 @@ def build(store: Store) -> ExportStore:
         _msg(conn, store, sid, t + 1, role="user", content="open question")
 
         sid = _session(
-            conn, store, ids["cjk"], source="telegram", title="周末旅行计划 🗾", started_at=t - DAY
+            conn, store, ids["cjk"], source="telegram", title="桂林周末旅行 🏞️", started_at=t - DAY
         )
         _msg(
             conn, store, sid, t - DAY + 1, role="user", content="帮我规划一下周末旅行 +14155552671"

@@ -90,7 +90,7 @@ def test_dry_run_lists_and_writes_nothing(ex: ExportStore, home: Path, capsys) -
     code, out, _ = run(capsys, "--format", "md", "--older-than", "1d", "--dry-run")
     lines = out.splitlines()
     assert code == 0 and lines[0].startswith("Would export 7 session(s) (last active before ")
-    assert any(ex.cjk in line and "telegram" in line and "周末旅行计划" in line for line in lines)
+    assert any(ex.cjk in line and "telegram" in line and "桂林周末旅行" in line for line in lines)
     assert "1 open session(s) also match and will NOT be exported" in out
     assert not (home / "session-exports").exists()
 

@@ -116,7 +116,7 @@ def test_jsonl_to_a_stream(ex: ExportStore) -> None:
         ex.store, ExportRequest(format="jsonl", session_ids=(ex.cjk,)), stream=sink
     )
     assert result.to_stream and result.paths == ()
-    assert json.loads(sink.getvalue())["title"] == "周末旅行计划 🗾"
+    assert json.loads(sink.getvalue())["title"] == "桂林周末旅行 🏞️"
 
 
 # -- Markdown / QMD ------------------------------------------------------------------

@@ -61,8 +61,11 @@ code{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,"Noto Sans Mono",
 background:var(--code);border-radius:4px;padding:1px 4px}
 pre.code{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,"Noto Sans Mono",monospace;
 background:var(--code);border:1px solid var(--line);border-radius:8px;padding:10px 12px;
-margin:8px 0;overflow:auto;max-height:520px;white-space:pre;position:relative}
-pre.code .lang{position:absolute;right:8px;top:4px;font-size:11px;color:var(--muted)}
+margin:8px 0;overflow:auto;max-height:520px;white-space:pre}
+.codebox{margin:8px 0;border:1px solid var(--line);border-radius:8px;overflow:hidden}
+.codebox .lang{font-size:11px;color:var(--muted);padding:2px 10px;background:#eceff3;
+border-bottom:1px solid var(--line)}
+.codebox pre.code{margin:0;border:0;border-radius:0}
 details{margin:6px 0;border:1px solid var(--line);border-radius:10px;background:var(--tool)}
 details>summary{cursor:pointer;padding:6px 10px;font-size:13px;display:flex;gap:6px;
 align-items:center;list-style:none;overflow:hidden;white-space:nowrap;text-overflow:ellipsis}
@@ -123,7 +126,8 @@ function show(){var id=location.hash.slice(1),found=false;
 secs.forEach(function(s){if(s.id===id)found=true;});
 if(!found)id=secs[0].id;
 secs.forEach(function(s){s.classList.toggle('current',s.id===id);});
-items.forEach(function(li){li.classList.toggle('active',li.getAttribute('data-target')===id);});
+items.forEach(function(li){var on=li.getAttribute('data-target')===id;
+li.classList.toggle('active',on);if(on&&li.scrollIntoView)li.scrollIntoView({block:'nearest'});});
 window.scrollTo(0,0);}
 window.addEventListener('hashchange',show);show();
 q.addEventListener('input',function(){var t=q.value.toLowerCase().trim(),n=0;

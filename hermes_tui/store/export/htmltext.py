@@ -56,8 +56,12 @@ def code_block(code: str, language: str = "") -> str:
         body = esc(code)
     else:
         body = highlight(code, lexer, _FORMATTER).rstrip("\n")
-    label = f'<span class="lang">{esc(language)}</span>' if language else ""
-    return f'<pre class="code">{label}{body}</pre>'
+    if not language:
+        return f'<pre class="code">{body}</pre>'
+    return (
+        f'<div class="codebox"><div class="lang">{esc(language)}</div>'
+        f'<pre class="code">{body}</pre></div>'
+    )
 
 
 def json_block(value: Any) -> str:
