@@ -360,3 +360,36 @@ def test_store_text_is_not_changed_by_an_export(ex: ExportStore, home: Path) -> 
     assert table_rows(ex.store.path, _ids(ex.store)) == before
     with sqlite3.connect(ex.store.path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_conversations_take_every_segment_and_subagent_run(ex: ExportStore) -> None:
+    root, two, three = ex.lineage
+    plan = plan_export(ex.store, ExportRequest(format="md", conversations=(three, ex.rich)))
+    assert [item.session_ids for item in plan.items] == [
+        (root,),
+        (two,),
+        (three,),
+        (ex.rich,),
+        (ex.delegate,),
+    ]
+    logical = ExportRequest(format="html", conversations=(two,), lineage="logical")
+    plan = plan_export(ex.store, logical)
+    assert [item.session_ids for item in plan.items] == [(root, two, three)]
+    assert plan.output is not None and plan.output.name == f"{three}.html"
+
+
+def test_file_names_never_leave_the_folder(store: Store, home: Path) -> None:
+    evil = "../../escape/..\\x id"
+    create_session(store, NewSession("cli", id=evil, title="../../etc/passwd"))
+    folder = home / "out"
+    for fmt in ("md", "trace"):
+        req = ExportRequest(format=fmt, session_ids=(evil,), output=folder)  # type: ignore[arg-type]
+        if fmt == "trace":
+            req = ExportRequest(format="trace", conversations=(evil,), output=folder)
+        (path,) = export_sessions(store, req).paths
+        assert path.parent == folder and path.resolve().parent == folder.resolve()
+        assert "/" not in path.name and not path.name.startswith(".")
+    assert sorted(p.name for p in folder.iterdir() if p.name != "manifest.jsonl") == [
+        "__.._escape_.._x_id-etc-passwd.md",
+        "__.._escape_.._x_id.trace.jsonl",
+    ]

@@ -47,12 +47,19 @@ def test_export_html_screenshot(home: Path, tmp_path: Path) -> None:
     target.parent.mkdir(exist_ok=True)
     subprocess.run(
         [
-            chromium, "--headless", "--no-sandbox", "--disable-gpu",
-            "--disable-background-networking", "--no-first-run", "--hide-scrollbars",
-            f"--screenshot={target}", "--window-size=1400,900", f"{out.as_uri()}#s{index}",
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--no-first-run",
+            "--hide-scrollbars",
+            f"--screenshot={target}",
+            "--window-size=1400,900",
+            f"{out.as_uri()}#s{index}",
         ],
         check=True,
         capture_output=True,
         timeout=120,
-    )  # fmt: skip
+    )
     assert target.stat().st_size > 10_000

@@ -22,7 +22,7 @@ from .atomic import AtomicFile, StreamSink, ensure_folder, exists_message
 from .delete import delete_exported
 from .html import HtmlWriter
 from .jsonl import JsonlWriter
-from .markdown import MarkdownWriter, file_name, safe_id
+from .markdown import MarkdownWriter, file_stem, safe_id
 from .model import (
     FORMATS,
     Added,
@@ -95,7 +95,9 @@ def _default_file(home: Path, request: ExportRequest, items: list[Item], now: fl
     return folder / f"sessions-{_stamp(now)}.{request.format}"
 
 
-def _place(request: ExportRequest, items: list[Item], folder: Path, titles: dict) -> list[Item]:
+def _place(
+    request: ExportRequest, items: list[Item], folder: Path, titles: dict[str, str | None]
+) -> list[Item]:
     """Give each item of a per-file export its own path (unique within the export)."""
     placed: list[Item] = []
     used: set[Path] = set()
@@ -103,10 +105,7 @@ def _place(request: ExportRequest, items: list[Item], folder: Path, titles: dict
         if request.format == "trace":
             stem, suffix = safe_id(item.id), ".trace.jsonl"
         else:
-            stem = file_name(item.id, titles.get(item.id), request.format)[
-                : -len(request.format) - 1
-            ]
-            suffix = f".{request.format}"
+            stem, suffix = file_stem(item.id, titles.get(item.id)), f".{request.format}"
         path, n = folder / f"{stem}{suffix}", 2
         while path in used:  # two ids that differ only in characters a file name cannot hold
             path, n = folder / f"{stem}-{n}{suffix}", n + 1

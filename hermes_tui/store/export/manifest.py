@@ -1,7 +1,8 @@
 """``manifest.jsonl``: one line per Markdown/QMD file an export writes (HERMES_AGENT_BEHAVIOUR
 §6.3), so a folder of exports can be checked later: sorted keys ``exported_at`` (epoch),
 ``format``, ``lineage_session_ids``, ``message_count``, ``path``, ``session_id`` and
-``sha256`` (of the whole file)."""
+``sha256`` (of the whole file). A line is appended as each file is finished, so the
+manifest of an export that stopped early lists exactly the files it completed."""
 
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from .atomic import sha256_file
 
 NAME = "manifest.jsonl"
 
@@ -50,29 +49,3 @@ def append(folder: Path, entry: ManifestEntry) -> Path:
     finally:
         os.close(fd)
     return path
-
-
-def read(folder: Path) -> list[dict[str, Any]]:
-    """Every entry of the folder's manifest (lines that are not JSON objects are skipped)."""
-    path = folder / NAME
-    if not path.is_file():
-        return []
-    entries: list[dict[str, Any]] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            entries.append(value)
-    return entries
-
-
-def check(entry: dict[str, Any]) -> str | None:
-    """Why the file an entry names does not match it (None when it does)."""
-    path = Path(str(entry.get("path", "")))
-    if not path.is_file():
-        return f"{path}: missing"
-    if sha256_file(path) != entry.get("sha256"):
-        return f"{path}: changed since the export (SHA-256 differs)"
-    return None

@@ -54,13 +54,17 @@ def slug(title: str | None) -> str:
 
 
 def safe_id(session_id: str) -> str:
-    """A session id as a file name part: characters a path could misuse become ``_``."""
+    """A session id as a file name part: characters a path could misuse become ``_``, and
+    it never starts with a dot (no hidden files, no ``..``)."""
     value = _UNSAFE_ID.sub("_", session_id)
-    return value if value.strip(".") else f"session_{value}"
+    if value.startswith("."):
+        value = "_" + value.lstrip(".")
+    return value if value.strip("_") else f"session{value}"
 
 
-def file_name(session_id: str, title: str | None, fmt: str) -> str:
-    return f"{safe_id(session_id)}-{slug(title)}.{fmt}"
+def file_stem(session_id: str, title: str | None) -> str:
+    """``<id>-<slug>``: a Markdown export's file name without its extension."""
+    return f"{safe_id(session_id)}-{slug(title)}"
 
 
 def _front(key: str, value: Any) -> str:

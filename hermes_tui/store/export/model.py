@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -11,7 +11,6 @@ from ..filters import SessionFilter
 Format = Literal["jsonl", "md", "qmd", "html", "trace"]
 FORMATS: tuple[Format, ...] = ("jsonl", "md", "qmd", "html", "trace")
 Lineage = Literal["single", "logical"]
-Progress = tuple[int, int]  # (sessions done, sessions in all)
 
 # Formats that write one file per session into a folder (md/qmd always, trace in bulk).
 PER_FILE: frozenset[str] = frozenset({"md", "qmd"})
@@ -141,7 +140,6 @@ class ExportResult:
     cancelled: bool = False
     skipped: tuple[str, ...] = ()  # sessions deleted between planning and reading them
     deleted: tuple[str, ...] = ()  # --delete-after-verified: sessions deleted after checking
-    notes: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True, slots=True)
