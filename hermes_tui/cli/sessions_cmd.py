@@ -12,7 +12,7 @@ from ..store.listing import count_sessions
 from ..store.resolve import resolve_in
 from ..store.sessions import conversation_ids
 from ..textsafe import clean
-from . import import_cmd, prune_cmd
+from . import export_cmd, import_cmd, prune_cmd
 from .common import Context, confirm
 from .tables import row_json, session_table
 
@@ -216,3 +216,4 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_unarchive)
     import_cmd.add_parsers(sub)
     prune_cmd.add_parsers(sub)  # prune, archive, restore, optimize
+    export_cmd.add_parsers(sub)

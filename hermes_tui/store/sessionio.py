@@ -12,7 +12,9 @@ included), plus
 
 With ``tool_calls: "raw"`` (the trash) every value is exactly what SQLite holds, so a
 restore is row-for-row identical; ``"decoded"`` (exports) turns the tool-call JSON text into
-JSON, which reads better but is re-encoded on import. A BLOB value is written as
+JSON where re-encoding it (with ``"tool_calls_ascii"``: ASCII escapes, as Hermes writes it)
+gives back the same text, and keeps the text otherwise, so a restore is exact too. A BLOB
+value is written as
 ``{"__sqlite_blob_b64__": …}`` and text that is not valid UTF-8 as
 ``{"__sqlite_text_b64__": …}`` (a stored value is never a JSON object otherwise).
 
@@ -83,13 +85,17 @@ def decode_value(value: Any) -> Any:
     return value
 
 
-def _decoded_calls(raw: Any) -> Any:
+def _decoded_calls(raw: Any, ensure_ascii: bool) -> Any:
+    """Tool-call JSON text as JSON, unless writing it back would not give the same text."""
     if not isinstance(raw, str) or not raw:
         return raw
     try:
-        return json.loads(raw)
+        value = json.loads(raw)
     except ValueError:
         return raw
+    if json.dumps(value, ensure_ascii=ensure_ascii) != raw:
+        return raw
+    return value
 
 
 def read_record(
@@ -112,10 +118,17 @@ def read_record(
     messages = _fetch(conn, f"SELECT * FROM messages WHERE {where} ORDER BY id", (session_id,))
     names = messages[0].keys() if messages else []
     record[MESSAGES] = [dict(zip(names, tuple(m), strict=True)) for m in messages]
+    ascii_calls = False
     if decode_tool_calls:
+        # Hermes writes tool calls with ASCII escapes; other writers leave non-ASCII text.
+        ascii_calls = all(
+            m["tool_calls"].isascii()
+            for m in record[MESSAGES]
+            if isinstance(m.get("tool_calls"), str)
+        )
         for message in record[MESSAGES]:
             if "tool_calls" in message:
-                message["tool_calls"] = _decoded_calls(message["tool_calls"])
+                message["tool_calls"] = _decoded_calls(message["tool_calls"], ascii_calls)
     usage: list[dict[str, Any]] = []
     if "session_model_usage" in caps.tables:
         sql = "SELECT * FROM session_model_usage WHERE session_id = ?"
@@ -128,6 +141,8 @@ def read_record(
         "messages": "all" if all_messages else "active",
         "tool_calls": "decoded" if decode_tool_calls else "raw",
     }
+    if decode_tool_calls:
+        record[META]["tool_calls_ascii"] = ascii_calls
     return record
 
 
@@ -252,7 +267,8 @@ def insert_record(
         row = dict(message, session_id=record["id"])
         calls = decode_value(row.get("tool_calls"))
         if meta.get("tool_calls") != "raw" and not isinstance(calls, str | bytes | type(None)):
-            row["tool_calls"] = json.dumps(calls, ensure_ascii=False)
+            ascii_calls = bool(meta.get("tool_calls_ascii"))
+            row["tool_calls"] = json.dumps(calls, ensure_ascii=ascii_calls)
         messages.append(row)
     if stage is not None:
         unknown |= stage.add(messages)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -254,10 +255,17 @@ def remove_transcript_files(store: Store, session_ids: list[str]) -> None:
             dump.unlink(missing_ok=True)
 
 
-def delete_conversation(store: Store, session_id: str, *, allow_open: bool = False) -> DeleteResult:
+def delete_conversation(
+    store: Store,
+    session_id: str,
+    *,
+    allow_open: bool = False,
+    check: Callable[[sqlite3.Connection, list[str]], None] | None = None,
+) -> DeleteResult:
     """Delete the logical conversation *session_id* belongs to, in one transaction:
     every segment of its compression lineage and their delegate/subagent children.
-    Branches and resets survive as roots. An open segment is refused unless allowed."""
+    Branches and resets survive as roots. An open segment is refused unless allowed.
+    *check* sees the ids about to go, inside the transaction; raising refuses the delete."""
 
     def work(conn: sqlite3.Connection) -> DeleteResult:
         if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
@@ -273,6 +281,8 @@ def delete_conversation(store: Store, session_id: str, *, allow_open: bool = Fal
             ).fetchone()
             if row is not None:
                 raise SessionIsOpen(row[0])
+        if check is not None:
+            check(conn, ids)
         messages, detached = delete_ids(conn, ids)
         return DeleteResult(tuple(ids), tuple(detached), messages)
 
