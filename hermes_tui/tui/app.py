@@ -211,6 +211,22 @@ class HermesApp(App[None]):
             )
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help: keys", "Every key of this screen", self.action_help)
+        for tool, name in (("claude", "Claude Code"), ("codex", "Codex CLI")):
+            yield SystemCommand(
+                f"Import {name} history",
+                "Bring its transcripts into this store (dry run first)",
+                partial(self.action_import, tool),
+            )
+
+    def action_import(self, tool: str) -> None:
+        from .screens.import_dialog import ImportDialog
+
+        def done(imported: bool | None) -> None:
+            reload = getattr(self.screen, "reload", None)
+            if imported and callable(reload):
+                reload()
+
+        self.push_screen(ImportDialog(tool), done)
 
 
 def build_app(

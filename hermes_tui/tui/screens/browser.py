@@ -15,7 +15,6 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container, Horizontal
 from textual.message import Message
 from textual.timer import Timer
@@ -37,6 +36,7 @@ from ...store.recap import RecapLimits, load_recap
 from ..widgets.session_preview import PreviewData, SessionPreview
 from ..widgets.session_table import SessionTable
 from .browser_actions import BrowserActions
+from .browser_keys import BROWSER_BINDINGS
 
 PAGE = 100
 SOURCES = ("cli", "tui", "telegram", "discord", "slack", "whatsapp", "cron")
@@ -64,93 +64,7 @@ class PreviewLoaded(Message):
 
 
 class BrowserScreen(BrowserActions):
-    BINDINGS = [
-        Binding("enter", "open", "Open", id="browser.open", tooltip="Resume this conversation"),
-        Binding(
-            "f",
-            "filter",
-            "Filter",
-            id="browser.filter",
-            tooltip="Type to filter by title, preview or id",
-        ),
-        Binding(
-            "w",
-            "toggle_workspace",
-            "Workspace",
-            id="browser.workspace",
-            tooltip="This workspace only / all workspaces",
-        ),
-        Binding("s", "cycle_source", "Source", id="browser.source", tooltip="Cycle the source"),
-        Binding(
-            "S",
-            "pick_source",
-            "Pick source",
-            show=False,
-            id="browser.pick_source",
-            tooltip="Choose a source from a list",
-        ),
-        Binding(
-            "A",
-            "cycle_archived",
-            "Archived",
-            show=False,
-            id="browser.archived",
-            tooltip="Hide / include / only archived conversations",
-        ),
-        Binding(
-            "o",
-            "toggle_sort",
-            "Sort",
-            id="browser.sort",
-            tooltip="Sort by last activity or by start",
-        ),
-        Binding(
-            "P",
-            "toggle_pinned_first",
-            "Pinned first",
-            show=False,
-            id="browser.pinned_first",
-            tooltip="Pinned conversations on top or in place",
-        ),
-        Binding("r", "rename", "Rename", id="browser.rename", tooltip="Rename this conversation"),
-        Binding("p", "toggle_pin", "Pin", id="browser.pin", tooltip="Pin or unpin"),
-        Binding(
-            "a",
-            "toggle_archive",
-            "Archive",
-            id="browser.archive",
-            tooltip="Archive or unarchive (reversible)",
-        ),
-        Binding(
-            "d",
-            "delete",
-            "Delete",
-            id="browser.delete",
-            tooltip="Delete the whole conversation (asks first)",
-        ),
-        Binding(
-            "x",
-            "prune_wizard",
-            "Prune",
-            id="browser.prune",
-            tooltip="Prune or archive many conversations: filters, dry run, confirm, undo",
-        ),
-        Binding(
-            "y",
-            "copy_resume",
-            "Copy cmd",
-            id="browser.copy",
-            tooltip="Copy `hermes --resume <id>` to the clipboard",
-        ),
-        Binding(
-            "ctrl+r",
-            "reload",
-            "Reload",
-            show=False,
-            id="browser.reload",
-            tooltip="Reload the list from the store",
-        ),
-    ]
+    BINDINGS = BROWSER_BINDINGS
 
     def __init__(self, workspace: str | None = None) -> None:
         super().__init__()
@@ -420,12 +334,3 @@ class BrowserScreen(BrowserActions):
 
     def action_reload(self) -> None:
         self.reload()
-
-    def action_prune_wizard(self) -> None:
-        from .wizard import WizardScreen
-
-        def done(changed: bool | None) -> None:
-            if changed:
-                self.reload()
-
-        self.app.push_screen(WizardScreen(), done)

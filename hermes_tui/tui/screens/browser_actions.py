@@ -225,3 +225,19 @@ class BrowserActions(Screen[None]):
                 self._set_query(source=value or None)
 
         self.app.push_screen(PickDialog("Show conversations from", choices), done)
+
+    def action_export(self) -> None:
+        from .export_dialog import ExportDialog
+
+        row = self._selected()
+        if row is not None:
+            self.app.push_screen(ExportDialog([row.id], row.id))
+
+    def action_prune_wizard(self) -> None:
+        from .wizard import WizardScreen
+
+        def done(changed: bool | None) -> None:
+            if changed:
+                self.reload()  # type: ignore[attr-defined]
+
+        self.app.push_screen(WizardScreen(), done)
