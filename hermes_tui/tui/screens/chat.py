@@ -215,6 +215,7 @@ class ChatScreen(Screen[None]):
         self._hints()
         target = next((v for v in views if v.has_class("-anchor")), None)
         if target is not None:
+            target.focus(scroll_visible=False)
             self.call_after_refresh(self._reveal, target)
         else:
             self.call_after_refresh(transcript.scroll_end, animate=False)
@@ -222,17 +223,20 @@ class ChatScreen(Screen[None]):
     def _reveal(self, view: MessageView, tries: int = 5) -> None:
         """The anchor in the middle of the pane, with its context around it, focused.
 
-        Freshly mounted messages get their heights over a refresh or two; centring before
-        that would aim at a guess, so wait until the transcript has been laid out."""
+        The target is computed from the anchor's place in the transcript's virtual space
+        (not from where it is on screen now), so repeating it is harmless; it is repeated
+        after each refresh while heights still settle (Markdown, wrapping)."""
         transcript = self.query_one("#chat-transcript", VerticalScroll)
-        laid_out = (
-            view.region.height > 0 and transcript.virtual_size.height > transcript.size.height
-        )
+        laid_out = view.virtual_region.height > 0 and transcript.virtual_size.height > 0
         if not laid_out and tries:
             self.call_after_refresh(self._reveal, view, tries - 1)
             return
-        view.focus(scroll_visible=False)
-        transcript.scroll_to_center(view, animate=False, immediate=True)
+        region = view.virtual_region
+        target = max(0, region.y - (transcript.size.height - region.height) // 2)
+        if transcript.scroll_y != target:
+            transcript.scroll_to(y=target, animate=False, immediate=True)
+        if tries:
+            self.call_after_refresh(self._reveal, view, tries - 1)
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.query_one("#chat-transcript").loading = False
