@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..app import HermesApp
 
 WINDOW = 30
+FIRST_WINDOW = 16  # a screenful; older ones come as you scroll up
 
 
 @dataclass
@@ -157,7 +158,7 @@ class ChatScreen(Screen[None]):
             if self.anchor is not None:
                 window = tx.around(store, self.session_id, self.anchor)
             if window is None:
-                window = tx.latest(store, self.session_id, WINDOW, self.view)
+                window = tx.latest(store, self.session_id, FIRST_WINDOW, self.view)
             compacted = tx.count_compacted(store, self.session_id)
             recap = None
             if self.resume and self.view == "live":
