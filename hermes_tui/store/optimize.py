@@ -18,8 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import schema
-from .db import Store, _is_lock_error, _uri, translate_error
+from .db import Store
 from .errors import StoreLocked, StoreReadOnly
+from .files import is_lock_error, translate_error, uri
 
 MERGE_PAGES = 2_000  # pages written per merge step (~8 MB, a fraction of a second)
 PROBE_TIMEOUT = 0.5
@@ -54,7 +55,7 @@ def store_bytes(store: Store) -> int:
 def _connect(store: Store, timeout: float) -> sqlite3.Connection:
     try:
         return sqlite3.connect(
-            _uri(store.path, "rw"), uri=True, timeout=timeout, isolation_level=None
+            uri(store.path, "rw"), uri=True, timeout=timeout, isolation_level=None
         )
     except sqlite3.Error as exc:
         raise translate_error(exc, store.path) from exc
@@ -68,7 +69,7 @@ def writer_active(store: Store, timeout: float = PROBE_TIMEOUT) -> bool:
         conn.execute("ROLLBACK")
         return False
     except sqlite3.OperationalError as exc:
-        if _is_lock_error(exc):
+        if is_lock_error(exc):
             return True
         raise translate_error(exc, store.path) from exc
     finally:
@@ -129,7 +130,7 @@ def _exclusive(conn: sqlite3.Connection) -> bool:
         conn.execute("BEGIN EXCLUSIVE")
         conn.execute("COMMIT")  # in exclusive locking mode the lock is kept until close
     except sqlite3.OperationalError as exc:
-        if _is_lock_error(exc):
+        if is_lock_error(exc):
             return False
         raise
     return True
