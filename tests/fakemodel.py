@@ -89,7 +89,7 @@ def _last_user_text(messages: list[dict[str, Any]]) -> str:
 
 def _keywords(sentence: str) -> str:
     words = [w for w in re.findall(r"[\w-]{4,}", sentence.lower()) if w not in STOP_WORDS]
-    return " ".join(words[:3])
+    return " OR ".join(words[:3])  # any of them: a small model's generous recall
 
 
 def _answer_from_tool(result: str) -> str:

@@ -214,7 +214,7 @@ def run(
         return CommandResult(action=Quit())
     except ConversationBusy as exc:
         return _error(str(exc))
-    except (TitleError, NothingToCompress, AttachmentError) as exc:
+    except (TitleError, NothingToCompress, AttachmentError, SessionNotFound) as exc:
         return _error(str(exc))
     except StoreError as exc:
         return _error(exc.one_line())

@@ -49,7 +49,7 @@ from .persist import (
 )
 from .prompt import build_system_prompt
 from .titles import auto_title
-from .turn import Turn, report_failure
+from .turn import STORE_ERRORS, Turn, report_failure
 
 
 class ConversationBusy(RuntimeError):
@@ -170,7 +170,7 @@ class Conversation:
             content = compose_user_text(text, files, endpoint.vision)
             try:
                 user_id = self._store_user(content, endpoint, on_event)
-            except (StoreError, SessionMoved) as exc:
+            except (*STORE_ERRORS, SessionMoved) as exc:
                 return report_failure(self.session_id, exc, on_event, stored=False)
             if attachments is None:
                 self.pending_attachments.clear()
@@ -303,7 +303,7 @@ class Conversation:
         def work() -> None:
             try:
                 title, source = auto_title(self.store, session_id, endpoint, self.client_factory)
-            except (StoreError, ModelError) as exc:
+            except Exception as exc:  # a background title is never worth a crash
                 on_event(Notice(f"No automatic title: {exc}", "warning"))
                 return
             if title:

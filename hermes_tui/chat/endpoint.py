@@ -77,10 +77,6 @@ class Endpoint:
     vision: bool = False
     max_tool_rounds: int = 8
 
-    @property
-    def chat_url(self) -> str:
-        return self.base_url.rstrip("/") + "/chat/completions"
-
 
 def _provider_of(base_url: str) -> str | None:
     host = (urlsplit(base_url).hostname or "").lower()

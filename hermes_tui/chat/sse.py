@@ -56,10 +56,6 @@ class Completion:
     model: str | None = None
     cancelled: bool = False
 
-    @property
-    def has_output(self) -> bool:
-        return bool(self.text or self.reasoning or self.tool_calls)
-
 
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..store import Cancelled, NewMessage, Store, StoreError
+from ..store import Cancelled, NewMessage, SessionNotFound, Store, StoreError
 from ..store import transcript as tx
 from .client import ChatClient
 from .endpoint import Endpoint
@@ -38,6 +38,7 @@ from .tools import TOOLS, ToolOutcome, run_tool, stopped_result
 from .window import PromptWindow, build_window
 
 MAX_WINDOW_ROWS = 600
+STORE_ERRORS = (StoreError, SessionNotFound)  # the file failed, or the session was deleted
 ROUNDS_EXHAUSTED = "Not run: this turn reached its tool-call limit (model.max_tool_rounds)."
 STOPPED = "[stopped]"
 
@@ -46,7 +47,7 @@ def report_failure(
     session_id: str | None, error: Exception, on_event: EventSink, *, stored: bool
 ) -> TurnResult:
     """Report an error that ended a turn; ``stored`` says whether the user's message is kept."""
-    kind = getattr(error, "kind", "store" if isinstance(error, StoreError) else "error")
+    kind = getattr(error, "kind", "store" if isinstance(error, STORE_ERRORS) else "error")
     on_event(
         TurnError(
             kind=kind,
@@ -91,7 +92,7 @@ class Turn:
             exhausted = rounds > self.endpoint.max_tool_rounds
             try:
                 window = self._window(user_id, images)
-            except StoreError as exc:
+            except STORE_ERRORS as exc:
                 return report_failure(self.session_id, exc, self.on_event, stored=True)
             writer = self.writer = ReplyWriter(self.store, self.session_id)
             try:
@@ -100,14 +101,17 @@ class Turn:
                 return self._broken(exc, writer, user_id)
             try:
                 finish = self._store_reply(completion, writer)
-            except StoreError as exc:
+            except STORE_ERRORS as exc:
                 return report_failure(self.session_id, exc, self.on_event, stored=True)
             result = self._result(user_id, writer.text, finish, window, completion.cancelled)
             calls = list(completion.tool_calls)
             if not completion.cancelled and not calls:
                 self.on_event(TurnDone(result))
                 return result
-            interrupted = completion.cancelled or self._run_tools(calls, exhausted)
+            try:
+                interrupted = completion.cancelled or self._run_tools(calls, exhausted)
+            except STORE_ERRORS as exc:
+                return report_failure(self.session_id, exc, self.on_event, stored=True)
             if interrupted or exhausted:
                 self.on_event(
                     Notice(STOPPED) if interrupted else Notice(ROUNDS_EXHAUSTED, "warning")
@@ -220,7 +224,7 @@ class Turn:
             writer.add(error.partial.text)
         try:
             message_id = writer.finish(finish_reason="error")
-        except StoreError:
+        except STORE_ERRORS:
             message_id = writer.message_id
         if message_id is not None:
             self.stored.append(message_id)

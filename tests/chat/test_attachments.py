@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from hermes_tui.chat import AttachmentError, Conversation, from_paste, load_attachment
+from hermes_tui.chat.attachments import stored_block
 from hermes_tui.store import Store, get_messages
 
 from ..fakemodel import FakeModel, text
@@ -75,8 +76,6 @@ def test_other_files_are_recorded_by_path(tmp_path: Path) -> None:
     (tmp_path / "report.pdf").write_bytes(b"%PDF-1.7\n\xe2\xe3\xcf\xd3 binary \x00 stuff")
     attachment = load_attachment(tmp_path / "report.pdf")
     assert attachment.kind == "file" and attachment.text is None
-    from hermes_tui.chat.attachments import stored_block
-
     block = stored_block(attachment, image_sent=False)
     assert block.startswith("[Attached file: report.pdf — ")
     assert "application/pdf" in block and "only its path" in block

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from hermes_tui.chat import Conversation, SessionSwitched, commands
 from hermes_tui.chat.compress import COMPACTION_HEAD, extractive_summary
-from hermes_tui.config import Config
 from hermes_tui.store import Store, get_messages, get_session, resolve_reference
+from hermes_tui.store.models import Message
 from hermes_tui.store.text import real_user_text
 
 from ..conftest import SessionMaker
-from ..fakemodel import FakeModel, text
+from ..fakemodel import FakeModel, status, text
 from .conftest import MakeConversation, model_config
 
 
@@ -109,8 +109,6 @@ def test_without_a_model_the_summary_is_extracted(
 def test_a_failing_model_falls_back_to_the_extractive_summary(
     store: Store, fake: FakeModel, make_conversation: MakeConversation
 ) -> None:
-    from ..fakemodel import status
-
     conversation = make_conversation(model_config(fake.url, max_retries=0))
     chat(conversation, fake, ("Write the changelog", "Done: 3 entries."))
     fake.push(status(500, "down"))
@@ -130,9 +128,7 @@ def test_nothing_to_compress_is_a_clear_message(
     assert result.level == "info"
 
 
-def test_extractive_summary_mentions_tools_and_earlier_summary(config: Config) -> None:
-    from hermes_tui.store.models import Message
-
+def test_extractive_summary_mentions_tools_and_earlier_summary() -> None:
     def m(i: int, role: str, content: str, **kw: object) -> Message:
         return Message(i, "s", role, content, float(i), **kw)  # type: ignore[arg-type]
 

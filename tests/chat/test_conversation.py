@@ -15,6 +15,7 @@ from hermes_tui.chat import (
     ConversationBusy,
     MessageStored,
     Notice,
+    Retrying,
     SessionCreated,
     SessionMoved,
     TextDelta,
@@ -157,6 +158,7 @@ def test_an_error_status_keeps_the_message_once_and_retry_does_not_duplicate_it(
     [error] = recorder.of(TurnError)
     assert error.kind == "unavailable" and error.retryable and error.user_message_stored
     assert "500" in error.message
+    assert [r.attempt for r in recorder.of(Retrying)] == [1, 2]
     sid = conversation.session_id
     assert [m.role for m in get_messages(store, sid)] == ["user"]
     assert len(fake.requests) == 3  # one try + max_retries, all before any token
@@ -369,3 +371,16 @@ def test_session_created_event_comes_once(
     conversation.send("one", on_event=recorder)
     conversation.send("two", on_event=recorder)
     assert len(recorder.of(SessionCreated)) == 1
+
+
+def test_a_session_deleted_meanwhile_is_an_error_not_a_crash(
+    conversation: Conversation, fake: FakeModel, store: Store, recorder: Recorder
+) -> None:
+    from hermes_tui.store import delete_conversation
+
+    conversation.send("first")
+    delete_conversation(store, conversation.session_id, allow_open=True)
+    result = conversation.send("second", on_event=recorder)
+    [error] = recorder.of(TurnError)
+    assert error.kind == "store" and not error.user_message_stored
+    assert "not found" in error.message and result.error is not None
