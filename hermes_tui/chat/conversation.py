@@ -161,6 +161,9 @@ class Conversation:
         files = list(self.pending_attachments if attachments is None else attachments)
         if not text.strip() and not files:
             raise ValueError("Nothing to send.")
+        if self.handed_off:  # the gateway owns it now; resuming it makes it ours again
+            gone = ValueError("This session was handed off; /resume it to continue here.")
+            return report_failure(self.session_id, gone, on_event, stored=False)
         release = self.hold()
         try:
             try:
@@ -191,12 +194,8 @@ class Conversation:
                 return report_failure(self.session_id, exc, on_event, stored=True)
             last_user = last_user_message(self.store, self.session_id)
             if last_user is None:
-                return report_failure(
-                    self.session_id,
-                    ValueError("There is nothing to retry yet."),
-                    on_event,
-                    stored=False,
-                )
+                nothing = ValueError("There is nothing to retry yet.")
+                return report_failure(self.session_id, nothing, on_event, stored=False)
             return self._turn(endpoint, last_user, [], on_event, cancelled)
         finally:
             release()

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import git_branch, git_root
-from ..store import NewMessage, NewSession, Store, StoreError, TitleError
+from ..store import NewMessage, NewSession, SessionNotFound, Store, StoreError, TitleError
 from ..store.lineage import compression_tip
 from ..store.messages import Usage, apply_usage, encode_content, insert_message
 from ..store.sessions import insert_session
@@ -170,7 +170,7 @@ class ReplyWriter:
         self._clock = clock
         self._last = clock()
         self._lock = threading.RLock()
-        self.flush_error: StoreError | None = None
+        self.flush_error: StoreError | SessionNotFound | None = None
 
     @property
     def text(self) -> str:
@@ -179,8 +179,9 @@ class ReplyWriter:
     def add(self, text: str) -> None:
         with self._lock:
             self._text.append(text)
-            if self.message_id is None or self._clock() - self._last >= self._interval:
-                self.flush()
+            first = self.message_id is None and self.flush_error is None
+            if first or self._clock() - self._last >= self._interval:
+                self._flush()  # after a failed write, retried at the interval, not per token
 
     def flush(self) -> None:
         """Write what arrived so far; a failure is kept for later and retried next time."""
@@ -205,7 +206,7 @@ class ReplyWriter:
                 )
             self._written = len(content)
             self.flush_error = None
-        except StoreError as exc:
+        except (StoreError, SessionNotFound) as exc:  # never breaks the stream: finish() reports
             self.flush_error = exc
         self._last = self._clock()
 
@@ -239,6 +240,9 @@ class ReplyWriter:
             return None
 
         def work(conn: sqlite3.Connection) -> int:
+            exists = conn.execute("SELECT 1 FROM sessions WHERE id = ?", (self.session_id,))
+            if exists.fetchone() is None:
+                raise SessionNotFound(self.session_id)  # deleted while the reply streamed
             if self.message_id is None:
                 message = NewMessage(
                     "assistant",

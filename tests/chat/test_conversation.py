@@ -384,3 +384,20 @@ def test_a_session_deleted_meanwhile_is_an_error_not_a_crash(
     [error] = recorder.of(TurnError)
     assert error.kind == "store" and not error.user_message_stored
     assert "not found" in error.message and result.error is not None
+
+
+def test_a_session_deleted_while_streaming_ends_the_turn_cleanly(
+    conversation: Conversation, fake: FakeModel, store: Store, recorder: Recorder
+) -> None:
+    from hermes_tui.store import delete_conversation
+
+    fake.push(text(*[f"w{i} " for i in range(40)], delay=0.01))
+
+    def events(event: object) -> None:
+        recorder(event)
+        if isinstance(event, TextDelta) and event.text == "w5 ":
+            delete_conversation(store, conversation.session_id, allow_open=True)
+
+    result = conversation.send("stream", on_event=events)
+    assert result.error is not None and recorder.of(TurnError)[0].kind == "store"
+    assert len(recorder.of(TextDelta)) == 40  # the stream itself was not broken

@@ -80,6 +80,9 @@ def test_a_completed_handoff(store: Store, talked: Conversation, gateway: callab
     assert talked.handed_off
     assert not talked.close()  # the gateway owns the row now: it is not ended
     assert get_session(store, talked.session_id).ended_at is None
+    after = talked.send("one more thing")
+    assert after.error is not None and "handed off" in str(after.error)
+    assert get_session(store, talked.session_id).message_count == 2
 
 
 def test_a_failed_handoff_says_why_and_keeps_the_session(
