@@ -46,7 +46,13 @@ class ModelConfig:
     provider: str | None = _spec(None)
     system_prompt: str | None = _spec(None)
     context_budget: int = _spec(32_000, _positive, "a positive number of tokens")
+    # Seconds without a byte from the model (waiting for the reply, or between chunks).
     timeout: float = _spec(120.0, _positive, "a positive number of seconds")
+    connect_timeout: float = _spec(10.0, _positive, "a positive number of seconds")
+    max_retries: int = _spec(3, _non_negative, "zero or a positive integer")
+    max_tool_rounds: int = _spec(8, _positive, "a positive integer")
+    # Whether the model accepts images; unset = guessed from the model's name.
+    vision: bool | None = _spec(None)
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,23 @@ def git_root(directory: Path) -> Path | None:
     return None
 
 
+def git_branch(root: Path | None) -> str | None:
+    """The branch checked out in the work tree *root*, read from ``HEAD`` (worktrees too)."""
+    if root is None:
+        return None
+    git = root / ".git"
+    try:
+        if git.is_file():  # a linked worktree: ".git" names its git dir
+            pointer = git.read_text(encoding="utf-8").strip()
+            if not pointer.startswith("gitdir:"):
+                return None
+            git = root / pointer.removeprefix("gitdir:").strip()
+        head = (git / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return head.removeprefix("ref: refs/heads/") if head.startswith("ref: ") else None
+
+
 def workspace_key(directory: Path) -> str:
     """The key Hermes groups sessions by: the git repository root, else the directory."""
     root = git_root(directory)

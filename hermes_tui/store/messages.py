@@ -38,6 +38,7 @@ class Usage:
     billing_provider: str | None = None
     billing_base_url: str | None = None
     estimated_cost_usd: float | None = None
+    actual_cost_usd: float | None = None  # what the provider billed, when it says
     task: str = ""
 
 
@@ -142,9 +143,13 @@ def apply_usage(
         if value is not None and col in caps.session_columns:
             sets.append(f"{col} = COALESCE({col}, ?)")
             params.append(value)
-    if usage.estimated_cost_usd is not None and "estimated_cost_usd" in caps.session_columns:
-        sets.append("estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + ?")
-        params.append(usage.estimated_cost_usd)
+    for col, cost in (
+        ("estimated_cost_usd", usage.estimated_cost_usd),
+        ("actual_cost_usd", usage.actual_cost_usd),
+    ):
+        if cost is not None and col in caps.session_columns:
+            sets.append(f"{col} = COALESCE({col}, 0) + ?")
+            params.append(cost)
     if sets:
         conn.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*params, session_id))
     if "session_model_usage" in caps.tables and usage.model:
