@@ -84,12 +84,23 @@ class HermesApp(App[None]):
 
     # -- the store (opened lazily from thread workers) ---------------------------------
 
-    def store(self) -> Store:
-        """The open store; call from a thread worker (opening reads the file)."""
+    def store(self, *, create: bool = False) -> Store:
+        """The open store; call from a thread worker (opening reads the file). With *create*,
+        a missing store is created (a new conversation's first message needs one)."""
         with self._store_lock:
             if self._store is None:
+                if create and not self.store_path.exists():
+                    Store.create(self.store_path)
                 self._store = self.open_store(self.store_path)
             return self._store
+
+    def flush_conversations(self) -> None:
+        """Write what streaming replies have received so far (at exit, or a hangup)."""
+        from .screens.chat import ChatScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, ChatScreen) and screen.conversation is not None:
+                screen.conversation.flush()
 
     def forget_store(self) -> None:
         """Open the store afresh next time (after the user fixed a problem)."""

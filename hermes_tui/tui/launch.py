@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 from pathlib import Path
 
 from ..cli.common import CliError, Context
@@ -34,8 +35,20 @@ def launch(ctx: Context, args: argparse.Namespace) -> int:
         search=args.search,
     )
     app = build_app(ctx.db_path, ctx.config, start=start, maintenance=True)
+
+    def on_hangup(signum: int, _frame: object) -> None:
+        # The terminal closed (or we were told to stop): keep every word that arrived,
+        # end the sessions we opened, then go.
+        app.flush_conversations()
+        app.end_reopened()
+        raise SystemExit(128 + signum)
+
+    for name in ("SIGHUP", "SIGTERM"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), on_hangup)
     try:
         app.run()
     finally:
+        app.flush_conversations()
         app.end_reopened()
     return int(app.return_code or 0)

@@ -115,7 +115,10 @@ async def test_resume_shows_recap_and_latest_messages(make_app, chat_store) -> N
         roles = [v.message.role for v in views(app)]
         assert roles == ["user", "assistant", "tool", "assistant"]
         assert "start of the conversation" in text_of(screen.query_one("#chat-older", Static))
-        assert "read-only for now" in screen.query_one("#chat-input", Input).placeholder
+        field = screen.query_one("#chat-input", Input)
+        assert app.focused is field, "a resumed conversation is ready for typing"
+        assert "/help" in field.placeholder and not field.disabled
+        screen.query_one("#chat-transcript").focus()
         await pilot.press("R")
         assert not screen.query_one("#chat-recap").display
 
@@ -169,6 +172,7 @@ async def test_scrolling_up_reads_older_segments_of_a_lineage(make_app, chat_sto
     app = make_app(start=Start(session_id=ids["lineage_tip"]))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
+        app.screen.query_one("#chat-transcript").focus()
         for _ in range(4):
             await pilot.press("left_square_bracket")
             await settle(pilot)
@@ -184,6 +188,7 @@ async def test_pre_compression_history_on_demand(make_app, chat_store) -> None:
     app = make_app(start=Start(session_id=COMPACTED))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
+        app.screen.query_one("#chat-transcript").focus()
         assert next(v.message.content for v in views(app)).startswith("[CONTEXT COMPACTION]")
         await pilot.press("h")
         await settle(pilot)
@@ -205,7 +210,7 @@ async def test_back_returns_to_the_browser(make_app, chat_store) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, ChatScreen)
-        await pilot.press("b")
+        await pilot.press("escape")  # from the input: back to the browser
         await settle(pilot)
         assert isinstance(app.screen, BrowserScreen)
 

@@ -226,6 +226,11 @@ class BrowserActions(Screen[None]):
 
         self.app.push_screen(PickDialog("Show conversations from", choices), done)
 
+    def action_new_chat(self) -> None:
+        from .chat import ChatScreen
+
+        self.app.push_screen(ChatScreen(None))
+
     def action_export(self) -> None:
         from .export_dialog import ExportDialog
 

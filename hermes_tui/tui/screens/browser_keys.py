@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual.binding import Binding
 
 BROWSER_BINDINGS = [
+    Binding("n", "new_chat", "New", id="browser.new", tooltip="Start a new conversation"),
     Binding("enter", "open", "Open", id="browser.open", tooltip="Resume this conversation"),
     Binding(
         "f",

@@ -9,93 +9,49 @@ message, and only for the messages loaded.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.message import Message as TMessage
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from ...chat import Conversation
 from ...sanitize import clean
 from ...store import Session, StoreError, get_session
 from ...store import lineage as lin
 from ...store import transcript as tx
-from ...store.recap import Recap, RecapLimits, load_recap
+from ...store.recap import RecapLimits, load_recap
 from ...store.sessions import reopen_session
 from ...store.terminals import terminal_identity, write_breadcrumb
 from .. import render
 from ..widgets.message_view import MessageView
+from .chat_keys import CHAT_BINDINGS
+from .chat_live import ChatLive, SlashSuggester
+from .chat_messages import Loaded, LoadFailed, MoreLoaded, NewChat
 
 if TYPE_CHECKING:
-    from ..app import HermesApp
+    pass
 
 WINDOW = 30
 FIRST_WINDOW = 16  # a screenful; older ones come as you scroll up
 
 
-@dataclass
-class Loaded(TMessage):
-    session: Session
-    segments: list[str]
-    recap: Recap | None
-    window: tx.Window
-    anchor: int | None
-    reopened: bool
-    compacted: int
+class ChatScreen(ChatLive):
+    BINDINGS = CHAT_BINDINGS
 
-
-@dataclass
-class MoreLoaded(TMessage):
-    window: tx.Window
-    older: bool
-    segment: int
-
-
-@dataclass
-class LoadFailed(TMessage):
-    text: str
-
-
-class ChatScreen(Screen[None]):
-    BINDINGS = [
-        Binding("escape", "back", "Back", id="chat.back", tooltip="Back to the browser"),
-        Binding("b", "back", "Back", show=False, id="chat.back_b"),
-        Binding(
-            "left_square_bracket", "older", "Older", id="chat.older", tooltip="Load older messages"
-        ),
-        Binding(
-            "right_square_bracket",
-            "newer",
-            "Newer",
-            show=False,
-            id="chat.newer",
-            tooltip="Load newer messages",
-        ),
-        Binding("R", "toggle_recap", "Recap", id="chat.recap", tooltip="Show or hide the recap"),
-        Binding("j", "next_message", "Next", show=False, id="chat.next"),
-        Binding("k", "previous_message", "Previous", show=False, id="chat.previous"),
-        Binding("i", "focus_input", "Write", id="chat.input", tooltip="Write a message"),
-        Binding(
-            "h",
-            "toggle_history",
-            "History",
-            id="chat.history",
-            tooltip="Show the pre-compression history kept by in-place compaction",
-        ),
-    ]
-
-    def __init__(self, session_id: str, *, anchor: int | None = None, resume: bool = True) -> None:
+    def __init__(
+        self, session_id: str | None, *, anchor: int | None = None, resume: bool = True
+    ) -> None:
+        """*session_id* None starts a new conversation (its row comes with the first message)."""
         super().__init__()
         self.session_id = session_id
+        self.conversation: Conversation | None = None
         self.anchor = anchor
         self.resume = resume
         self.session: Session | None = None
-        self.segments: list[str] = [session_id]
+        self.segments: list[str] = [session_id] if session_id else []
         self.oldest_segment = 0
         self.first: MessageView | None = None
         self.last: MessageView | None = None
@@ -106,10 +62,7 @@ class ChatScreen(Screen[None]):
         self.view: tx.View = "live"
         self.compacted = 0
         self._last_y = 0.0
-
-    @property
-    def hermes(self) -> HermesApp:
-        return self.app  # type: ignore[return-value]
+        self._settled = False  # the first load is done (later ones keep the focus alone)
 
     def compose(self) -> ComposeResult:
         yield Static(id="chat-header")
@@ -119,8 +72,8 @@ class ChatScreen(Screen[None]):
             yield Static(id="chat-newer")
         yield Input(
             id="chat-input",
-            placeholder="Sending messages comes with the model client; "
-            "this pane is read-only for now.",
+            placeholder="Write a message · /help lists the commands · Esc stops a reply",
+            suggester=SlashSuggester(self.hermes.store_path.parent),
         )
         yield Footer()
 
@@ -146,6 +99,14 @@ class ChatScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="chat-load", exit_on_error=False)
     def load(self) -> None:
+        if self.session_id is None:
+            try:
+                store = self.hermes.store(create=True)
+            except StoreError as error:
+                self.post_message(LoadFailed(error.one_line()))
+                return
+            self.post_message(NewChat(Conversation(store, self.hermes.config)))
+            return
         try:
             store = self.hermes.store()
             session = get_session(store, self.session_id)
@@ -168,11 +129,13 @@ class ChatScreen(Screen[None]):
                 reopened = reopen_session(store, self.session_id)
             if self.resume:
                 self._remember_in_terminal()
-        except StoreError as error:
-            self.post_message(LoadFailed(error.one_line()))
+            conversation = Conversation.resume(store, self.hermes.config, self.session_id)
+        except (StoreError, LookupError) as error:
+            text = error.one_line() if isinstance(error, StoreError) else str(error)
+            self.post_message(LoadFailed(text))
             return
         self.post_message(
-            Loaded(session, segments, recap, window, self.anchor, reopened, compacted)
+            Loaded(session, segments, recap, window, self.anchor, reopened, compacted, conversation)
         )
 
     def _remember_in_terminal(self) -> None:
@@ -189,7 +152,25 @@ class ChatScreen(Screen[None]):
                     markup=False,
                 )
 
+    def on_new_chat(self, message: NewChat) -> None:
+        self.conversation = message.conversation
+        self.query_one("#chat-transcript").loading = False
+        self.query_one("#chat-older", Static).update(
+            Text("— a new conversation: it is saved with your first message —", style="dim italic")
+        )
+        self._header()
+        self._writable(message.conversation)
+        self.query_one("#chat-input", Input).focus()
+
+    def _writable(self, conversation: Conversation) -> None:
+        field = self.query_one("#chat-input", Input)
+        if conversation.store.read_only:
+            field.disabled = True
+            field.placeholder = "The store is read-only here: this conversation cannot continue."
+
     async def on_loaded(self, message: Loaded) -> None:
+        self.conversation = message.conversation
+        self._writable(message.conversation)
         self.session = message.session
         self.segments = message.segments
         self.oldest_segment = self.segments.index(self.session_id)
@@ -220,6 +201,10 @@ class ChatScreen(Screen[None]):
             self.call_after_refresh(self._reveal, target)
         else:
             self.call_after_refresh(transcript.scroll_end, animate=False)
+            field = self.query_one("#chat-input", Input)
+            if not field.disabled and not self._settled:
+                field.focus()  # resumed to continue: the input is where typing goes
+        self._settled = True
 
     def _reveal(self, view: MessageView, tries: int = 5) -> None:
         """The anchor in the middle of the pane, with its context around it, focused.
@@ -246,10 +231,16 @@ class ChatScreen(Screen[None]):
 
     def _header(self) -> None:
         s = self.session
-        if s is None:
-            return
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(clean(s.title or "untitled", keep_newlines=False), style="bold")
+        if s is None or (self.session_id and s.id != self.session_id):
+            title = self.conversation.title if self.conversation else None
+            text.append(clean(title or "New conversation", keep_newlines=False), style="bold")
+            if self.session_id:
+                text.append(f"   {self.session_id}", style="dim")
+            self.query_one("#chat-header", Static).update(text)
+            return
+        title = (self.conversation.title if self.conversation else None) or s.title
+        text.append(clean(title or "untitled", keep_newlines=False), style="bold")
         details = [s.id, s.source, s.model or "", s.workspace_key or ""]
         if self.view == "compacted":
             details.insert(0, f"pre-compression history ({self.compacted} messages; h returns)")
@@ -349,6 +340,15 @@ class ChatScreen(Screen[None]):
     def _views(self) -> list[MessageView]:
         return list(self.query(MessageView))
 
+    def action_page_up(self) -> None:
+        transcript = self.query_one("#chat-transcript", VerticalScroll)
+        if transcript.scroll_y <= 0:
+            self.action_older()
+        transcript.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        self.query_one("#chat-transcript", VerticalScroll).scroll_page_down(animate=False)
+
     def action_next_message(self) -> None:
         self._step(1)
 
@@ -383,8 +383,11 @@ class ChatScreen(Screen[None]):
         self.query_one("#chat-input", Input).focus()
 
     def action_back(self) -> None:
-        self.dismiss()
+        if not self.stop_reply():
+            self.dismiss()
 
     def on_unmount(self) -> None:
-        if self.reopened:
+        if self.conversation is not None:
+            self.conversation.flush()
+        if self.session_id and self.session_id in self.hermes.reopened:
             self.hermes.release_session(self.session_id)
