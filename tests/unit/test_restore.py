@@ -17,26 +17,11 @@ from hermes_tui.store.restore import restore_file
 from hermes_tui.store.sessionio import encode_line, read_record
 from hermes_tui.store.trash import TrashDamaged, clean_trash, verify
 from tests.conftest import NOW
+from tests.exporting import table_rows
 
 
 def _rows(store: Store, ids: set[str]) -> dict[str, list[tuple]]:
-    marks = json.dumps(sorted(ids))
-    where = "IN (SELECT value FROM json_each(?))"
-    with sqlite3.connect(store.path) as conn:
-        conn.text_factory = bytes  # compare text byte for byte (and survive non-UTF-8)
-        return {
-            "sessions": conn.execute(
-                f"SELECT * FROM sessions WHERE id {where} ORDER BY id", (marks,)
-            ).fetchall(),
-            "messages": conn.execute(
-                f"SELECT * FROM messages WHERE session_id {where} ORDER BY id", (marks,)
-            ).fetchall(),
-            "usage": conn.execute(
-                f"SELECT * FROM session_model_usage WHERE session_id {where} "
-                "ORDER BY session_id, model",
-                (marks,),
-            ).fetchall(),
-        }
+    return table_rows(store.path, ids)
 
 
 def _fts_hits(store: Store, word: str) -> int:
