@@ -63,3 +63,13 @@ async def test_delete_dialog(demo: Path) -> None:
 
 async def test_help(demo: Path) -> None:
     await _shoot(build_app(demo, Config()), "help", (120, 44), ("question_mark",))
+
+
+async def test_search(demo: Path) -> None:
+    app = build_app(demo, Config(), start=Start(search="tests"))
+    await _shoot(app, "search", (130, 40))
+
+
+async def test_prune_wizard_preview(demo: Path) -> None:
+    # Prune → filters (the default: inactive for 90 days) → the dry-run preview.
+    await _shoot(build_app(demo, Config()), "prune-preview", (120, 36), ("x", "n", "pagedown"))
