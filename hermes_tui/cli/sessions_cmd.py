@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from pathlib import Path
 
 from .. import store as st
@@ -157,6 +158,8 @@ def cmd_delete(ctx: Context, args: argparse.Namespace) -> int:
     if len(result.deleted) > 1:
         others = len(result.deleted) - 1
         print(f"  (with {others} related session{'s' * (others != 1)} of the same conversation)")
+    undo = shlex.quote(str(result.trash))
+    print(f"Saved to the trash; undo with: hermes sessions restore {undo}")
     return 0
 
 

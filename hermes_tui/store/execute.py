@@ -26,18 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..paths import trash_dir
 from .db import Cancelled, Store
 from .prune import Action, Match, Preview, evaluate
-from .sessionio import read_record
 from .sessions import delete_ids
-from .trash import (
-    TrashDamaged,
-    TrashUnwritable,
-    TrashWriter,
-    move_transcripts,
-    new_trash_path,
-)
+from .trash import TrashWriter, detached_parents, move_transcripts, save_sessions
 
 Phase = Literal["checking", "saving", "deleting", "archiving", "done"]
 _CHUNK = 200  # conversations per delete statement group, between progress reports
@@ -118,13 +110,9 @@ def _prune_batch(
     progress: Callable[[Progress], None] | None,
     cancelled: Callable[[], bool] | None,
 ) -> ExecuteResult:
-    caps = store.capabilities
     writers: list[TrashWriter] = []
 
     def work(conn: sqlite3.Connection) -> ExecuteResult:
-        for old in writers:  # a retried attempt starts from nothing
-            old.discard()
-        writers.clear()
         _tick(progress, cancelled, "checking", 0, len(chosen))
         ok, changed = _recheck(conn, store, preview, chosen)
         if not ok:
@@ -132,40 +120,22 @@ def _prune_batch(
         doomed = [sid for m in ok for sid in m.session_ids]
         gone = set(doomed)
         detached = sorted({c for m in ok for c in m.staying} - gone)
-        parents = dict(
-            conn.execute(
-                "SELECT id, parent_session_id FROM sessions WHERE id IN "
-                "(SELECT value FROM json_each(?))",
-                (_json(detached),),
-            ).fetchall()
+        info = save_sessions(
+            conn,
+            store.capabilities,
+            store.home,
+            now,
+            {sid: m.id for m in ok for sid in m.session_ids},
+            {
+                "action": "prune",
+                "created_at": now,
+                "filters": preview.description(),
+                "conversations": [m.id for m in ok],
+                "detached": detached_parents(conn, doomed),
+            },
+            writers,
+            lambda done, total: _tick(progress, cancelled, "saving", done, total),
         )
-        unit_of = {sid: m.id for m in ok for sid in m.session_ids}
-        path = trash_dir(store.home)
-        try:
-            path = new_trash_path(store.home, now)
-            writer = TrashWriter(path)
-            writers.append(writer)
-            for index, sid in enumerate(doomed):
-                if index % 50 == 0:
-                    _tick(progress, cancelled, "saving", index, len(doomed))
-                record = read_record(conn, caps, sid, unit=unit_of[sid])
-                if record is not None:
-                    writer.add(record)
-            info = writer.finish(
-                {
-                    "action": "prune",
-                    "created_at": now,
-                    "filters": preview.description(),
-                    "conversations": [m.id for m in ok],
-                    "detached": [[c, parents.get(c)] for c in detached],
-                }
-            )
-        except (OSError, TrashDamaged) as exc:
-            raise TrashUnwritable(
-                f"Could not save the trash file, so nothing was deleted ({exc})",
-                path,
-                "check the free disk space and the permissions of the session-trash folder",
-            ) from exc
         messages = 0
         for start in range(0, len(ok), _CHUNK):
             _tick(progress, cancelled, "deleting", start, len(ok))

@@ -10,6 +10,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from . import lineage, schema
@@ -18,6 +19,7 @@ from .errors import SessionIsOpen, SessionNotFound, StoreReadOnly
 from .ids import new_session_id
 from .models import IMPORTED_SOURCES, Session, session_from_row
 from .titles import apply_title, sanitize_title
+from .trash import TrashWriter, detached_parents, move_transcripts, save_sessions
 
 
 def get_session(store: Store, session_id: str) -> Session | None:
@@ -199,6 +201,7 @@ class DeleteResult:
     deleted: tuple[str, ...]
     detached: tuple[str, ...]
     messages: int
+    trash: Path  # the verified trash file holding them: `hermes sessions restore` it
 
 
 def conversation_ids(conn: sqlite3.Connection, session_id: str) -> tuple[list[str], list[str]]:
@@ -243,36 +246,30 @@ def delete_ids(conn: sqlite3.Connection, ids: list[str]) -> tuple[int, list[str]
     return messages, detached
 
 
-def remove_transcript_files(store: Store, session_ids: list[str]) -> None:
-    """Hermes' per-session JSON files go with the session (best effort, after commit)."""
-    folder = store.home / "sessions"
-    if not folder.is_dir():
-        return
-    for sid in session_ids:
-        for path in (folder / f"{sid}.json", folder / f"{sid}.jsonl"):
-            path.unlink(missing_ok=True)
-        for dump in folder.glob(f"request_dump_{sid}_*.json"):
-            dump.unlink(missing_ok=True)
-
-
 def delete_conversation(
     store: Store,
     session_id: str,
     *,
     allow_open: bool = False,
     check: Callable[[sqlite3.Connection, list[str]], None] | None = None,
+    now: float | None = None,
 ) -> DeleteResult:
     """Delete the logical conversation *session_id* belongs to, in one transaction:
     every segment of its compression lineage and their delegate/subagent children.
     Branches and resets survive as roots. An open segment is refused unless allowed.
-    *check* sees the ids about to go, inside the transaction; raising refuses the delete."""
+    *check* sees the ids about to go, inside the transaction; raising refuses the delete.
+
+    Like a prune, it first saves what it deletes to a verified trash file, inside the same
+    transaction (no trash, no delete), so `hermes sessions restore` undoes it; Hermes'
+    per-session files move next to that trash file."""
+    writers: list[TrashWriter] = []
 
     def work(conn: sqlite3.Connection) -> DeleteResult:
         if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
             raise SessionNotFound(session_id)
+        members = lineage.lineage_members(conn, session_id)
         ids, _ = conversation_ids(conn, session_id)
         if not allow_open:
-            members = lineage.lineage_members(conn, session_id)
             marks = ", ".join("?" for _ in members)
             row = conn.execute(
                 f"SELECT id FROM sessions WHERE id IN ({marks}) AND ended_at IS NULL "
@@ -283,9 +280,29 @@ def delete_conversation(
                 raise SessionIsOpen(row[0])
         if check is not None:
             check(conn, ids)
+        when = time.time() if now is None else now
+        info = save_sessions(
+            conn,
+            store.capabilities,
+            store.home,
+            when,
+            dict.fromkeys(ids, members[0]),
+            {
+                "action": "delete",
+                "created_at": when,
+                "conversations": [members[0]],
+                "detached": detached_parents(conn, ids),
+            },
+            writers,
+        )
         messages, detached = delete_ids(conn, ids)
-        return DeleteResult(tuple(ids), tuple(detached), messages)
+        return DeleteResult(tuple(ids), tuple(detached), messages, info.path)
 
-    result = store.write(work)
-    remove_transcript_files(store, list(result.deleted))
+    try:
+        result = store.write(work)
+    except BaseException:
+        for writer in writers:
+            writer.discard()  # nothing was deleted, so the trash holds nothing lost
+        raise
+    move_transcripts(store.home, result.deleted, result.trash)
     return result

@@ -1,4 +1,4 @@
-"""The trash: what a prune deleted, in ``$HERMES_HOME/session-trash/<timestamp>.jsonl``.
+"""The trash: what a prune or a delete removed, in ``$HERMES_HOME/session-trash/<timestamp>.jsonl``.
 
 A prune writes the trash inside its delete transaction, before it commits: the file is
 written as ``<name>.partial`` (mode 0600), flushed to disk, read back and checked (every
@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
 import shutil
+import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..paths import transcripts_dir, trash_dir
 from . import sessionio
+from .db import Capabilities
 from .errors import StoreError
 
 MAX_AGE_DAYS = 30
@@ -34,7 +37,7 @@ class TrashDamaged(ValueError):
 
 
 class TrashUnwritable(StoreError):
-    """The trash could not be written, so a prune deleted nothing."""
+    """The trash could not be written, so nothing was deleted."""
 
     kind = "trash"
 
@@ -119,6 +122,58 @@ class TrashWriter:
             self._file.close()
         for path in (self.partial, self.path):
             path.unlink(missing_ok=True)
+
+
+def detached_parents(conn: sqlite3.Connection, doomed: Sequence[str]) -> list[list[str]]:
+    """``[child, parent]`` for each session outside *doomed* whose parent is in it: the rows
+    a delete detaches (as :func:`.sessions.delete_ids` does), for a restore to re-link."""
+    marks = json.dumps(list(doomed))
+    rows = conn.execute(
+        "SELECT id, parent_session_id FROM sessions "
+        "WHERE parent_session_id IN (SELECT value FROM json_each(?1)) "
+        "AND id NOT IN (SELECT value FROM json_each(?1)) ORDER BY id",
+        (marks,),
+    )
+    return [[child, parent] for child, parent in rows]
+
+
+def save_sessions(
+    conn: sqlite3.Connection,
+    caps: Capabilities,
+    home: Path,
+    now: float,
+    unit_of: Mapping[str, str],
+    extra: dict[str, Any],
+    writers: list[TrashWriter],
+    tick: Callable[[int, int], None] | None = None,
+) -> TrashInfo:
+    """Save these sessions (id → its conversation's id) to a new, verified trash file.
+
+    Called inside the delete's write transaction, before anything is deleted: no trash file,
+    no delete. The writer is kept in *writers* so the caller can discard the file when the
+    transaction does not commit; a retried transaction first discards the earlier attempt's.
+    """
+    for old in writers:
+        old.discard()
+    writers.clear()
+    path = trash_dir(home)
+    try:
+        path = new_trash_path(home, now)
+        writer = TrashWriter(path)
+        writers.append(writer)
+        for index, sid in enumerate(unit_of):
+            if tick is not None and index % 50 == 0:
+                tick(index, len(unit_of))
+            record = sessionio.read_record(conn, caps, sid, unit=unit_of[sid])
+            if record is not None:
+                writer.add(record)
+        return writer.finish(extra)
+    except (OSError, TrashDamaged) as exc:
+        raise TrashUnwritable(
+            f"Could not save the trash file, so nothing was deleted ({exc})",
+            path,
+            "check the free disk space and the permissions of the session-trash folder",
+        ) from exc
 
 
 def _fsync_dir(folder: Path) -> None:

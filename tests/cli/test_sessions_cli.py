@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -113,6 +114,12 @@ def test_rename_pin_unpin_delete(demo_home: Path, capsys, monkeypatch) -> None:
     )
     assert code == 0 and f"Deleted session '{lineage.id}'." in out and "3 sessions" in out
     assert get_session(store, lineage.root_id) is None
+    # The last line is the undo, and it works as printed.
+    undo = out.strip().splitlines()[-1]
+    assert undo.startswith("Saved to the trash; undo with: hermes sessions restore ")
+    code, out, _ = run(capsys, *shlex.split(undo.split("hermes ", 1)[1]))
+    assert code == 0 and get_session(store, lineage.root_id) is not None
+    assert {r.title for r in list_sessions(store, limit=100).items} >= {"my project #3"}
 
 
 def test_unarchive(demo_home: Path, capsys) -> None:

@@ -11,6 +11,7 @@ from textual.widgets import Input, Static
 from hermes_tui.sanitize import clean
 from hermes_tui.store import Store, get_session, list_sessions
 from hermes_tui.store.generate import generate_store
+from hermes_tui.store.restore import restore_file
 from hermes_tui.tui.app import build_app
 from hermes_tui.tui.screens.browser import BrowserScreen
 from hermes_tui.tui.screens.chat import ChatScreen
@@ -242,6 +243,11 @@ async def test_delete_confirm_cancel_refuse_open(make_app, ui_store) -> None:
         assert ids["lineage_root"] not in {r.root_id for r in table(app).sessions}
         assert table(app).cursor_row == index
         assert status(app) == "17 of 17 conversations"
+        # The notice carries the undo, and the trash file it names holds the conversation.
+        [note] = [n.message for n in app._notifications if n.message.startswith("Deleted: ")]
+        trash = Path(note.rsplit("hermes sessions restore ", 1)[1])
+        restore_file(store, trash)
+        assert get_session(store, ids["lineage_tip"]) is not None
 
 
 async def test_copy_resume_command(make_app, ui_store) -> None:

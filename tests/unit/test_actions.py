@@ -24,6 +24,9 @@ from hermes_tui.store import (
     set_archived,
     set_pinned,
 )
+from hermes_tui.store.restore import restore_file
+from hermes_tui.store.trash import TrashUnwritable, files_dir, verify
+from tests.exporting import table_rows
 
 
 def _graph(make_session) -> dict[str, str]:
@@ -100,14 +103,41 @@ def test_delete_unknown(store: Store) -> None:
         delete_conversation(store, "nope")
 
 
-def test_delete_removes_transcript_files(store: Store, make_session) -> None:
+def test_delete_moves_transcript_files_next_to_the_trash(store: Store, make_session) -> None:
     sid = make_session()
     folder = store.home / "sessions"
     folder.mkdir()
-    for name in (f"{sid}.json", f"{sid}.jsonl", f"request_dump_{sid}_1.json", "other.json"):
+    names = {f"{sid}.json", f"{sid}.jsonl", f"request_dump_{sid}_1.json"}
+    for name in (*names, "other.json"):
         (folder / name).write_text("{}")
-    delete_conversation(store, sid)
+    result = delete_conversation(store, sid)
     assert [p.name for p in folder.iterdir()] == ["other.json"]
+    assert {p.name for p in files_dir(result.trash).iterdir()} == names
+    restore_file(store, result.trash)
+    assert {p.name for p in folder.iterdir()} == {*names, "other.json"}
+
+
+def test_delete_is_undone_by_restore_exactly(store: Store, make_session) -> None:
+    g = _graph(make_session)
+    everything = _ids(store)
+    before = table_rows(store.path, everything)
+    result = delete_conversation(store, g["mid"])
+    assert _fts_matches(store, "subsub") == 0
+    assert verify(result.trash).sessions == len(result.deleted) == 5
+    assert (result.trash.stat().st_mode & 0o777) == 0o600
+    restored = restore_file(store, result.trash)
+    assert set(restored.restored) == set(result.deleted)
+    # Every column of every row, the branch's link to its parent and the FTS index.
+    assert table_rows(store.path, everything) == before
+    assert _fts_matches(store, "subsub") == 1
+
+
+def test_delete_without_a_trash_deletes_nothing(store: Store, make_session) -> None:
+    sid = make_session()
+    (store.home / "session-trash").write_text("not a folder")
+    with pytest.raises(TrashUnwritable):
+        delete_conversation(store, sid)
+    assert _ids(store) == {sid}
 
 
 def test_archive_and_unarchive_act_on_the_lineage(store: Store, make_session) -> None:

@@ -5,6 +5,7 @@ the row as it was and says why."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -115,8 +116,8 @@ class BrowserActions(Screen[None]):
             self.total = max(0, self.total - 1)
         self._update_status()
         self._schedule_preview()
-        if message.note:
-            self.notify(message.note, markup=False)
+        if message.note:  # a delete's note carries the undo command: give time to read it
+            self.notify(message.note, markup=False, timeout=12)
 
     def on_action_failed(self, message: ActionFailed) -> None:
         self.notify(message.text, severity="error", markup=False, timeout=8)
@@ -184,7 +185,8 @@ class BrowserActions(Screen[None]):
         body = Content.assemble(
             (_label(row), "bold"),
             f"\n\n{row.message_count:,} messages{segments}, with any subagent runs, will be "
-            "deleted. Branches stay as their own conversations.\nThis cannot be undone.",
+            "deleted. Branches stay as their own conversations.\n"
+            "It goes to the trash first: `hermes sessions restore` brings it back.",
         )
 
         def done(confirmed: bool | None) -> None:
@@ -192,7 +194,10 @@ class BrowserActions(Screen[None]):
 
                 def delete() -> str:
                     result = delete_conversation(self.hermes.store(), row.id)
-                    return f"Deleted: {_label(row)} ({len(result.deleted)} session(s))"
+                    return (
+                        f"Deleted: {_label(row)} ({len(result.deleted)} session(s)). "
+                        f"Undo: hermes sessions restore {shlex.quote(str(result.trash))}"
+                    )
 
                 self._act(row.root_id, delete, row.id)
 
