@@ -3,13 +3,15 @@ errors, Esc, typing while a reply streams, slash commands — checked against th
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
+from hermes_tui.store.terminals import read_breadcrumb, terminal_identity
 from hermes_tui.tui.app import Start, build_app
 from hermes_tui.tui.screens.browser import BrowserScreen
 from hermes_tui.tui.screens.chat import ChatScreen
@@ -53,8 +55,10 @@ async def until(pilot, condition, timeout: float = 10.0) -> None:  # type: ignor
     raise AssertionError("timed out waiting")
 
 
-async def test_new_conversation_streams_and_is_stored(ui_store, fake) -> None:
+async def test_new_conversation_streams_and_is_stored(ui_store, fake, monkeypatch) -> None:
     path, _ = ui_store
+    monkeypatch.setenv("TMUX", "/tmp/tmux-test/default,1,0")
+    monkeypatch.setenv("TMUX_PANE", "%7")
     fake.push(text("Hello", " there,", " friend."))
     app = build_app(path, model_config(fake.url), now=lambda: NOW)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -63,9 +67,12 @@ async def test_new_conversation_streams_and_is_stored(ui_store, fake) -> None:
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, ChatScreen) and screen.session_id is None
+        older = screen.query_one("#chat-older", Static)
+        assert "saved with your first message" in str(older.render())
         await say(pilot, "say hello")
         await until(pilot, lambda: not screen.conversation.busy and screen.session_id is not None)
         await settle(pilot)
+        assert str(older.render()) == "— start of the conversation —"
         await until(pilot, lambda: not screen.query(StreamView))
         shown = [(v.message.role, v.message.content) for v in screen.query(MessageView)]
         assert shown == [("user", "say hello"), ("assistant", "Hello there, friend.")]
@@ -79,6 +86,10 @@ async def test_new_conversation_streams_and_is_stored(ui_store, fake) -> None:
                 "SELECT source, message_count, ended_at FROM sessions WHERE id = ?", (session_id,)
             ).fetchone()
         assert (source, count, ended) == ("tui", 2, None)
+        # This terminal's `hermes -c` now continues the new conversation.
+        identity = terminal_identity(os.environ)
+        await until(pilot, lambda: read_breadcrumb(path.parent, identity) is not None)
+        assert read_breadcrumb(path.parent, identity).session_id == session_id
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, BrowserScreen)

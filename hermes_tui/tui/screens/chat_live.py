@@ -100,6 +100,12 @@ class ChatLive(Screen[None]):
     def _header(self) -> None:
         raise NotImplementedError
 
+    def _hints(self) -> None:
+        raise NotImplementedError
+
+    def _remember_in_terminal(self) -> None:
+        raise NotImplementedError
+
     def _emit(self, event: Event) -> None:
         """Called by the engine on its thread: hand the event to the UI thread."""
         self.post_message(ChatEvent(event))
@@ -187,6 +193,9 @@ class ChatLive(Screen[None]):
         if isinstance(event, SessionCreated):
             self.session_id = event.session_id
             self.hermes.reopened.add(event.session_id)  # ended when we leave it
+            self._hints()  # no longer "saved with your first message": it is saved
+            # This terminal's `hermes -c` continues the new conversation next time.
+            self.run_worker(self._remember_in_terminal, thread=True, exit_on_error=False)
         elif isinstance(event, TextDelta) and stream is not None:
             stream.add_text(event.text)
             self._transcript().scroll_end(animate=False)
