@@ -188,6 +188,12 @@ async def test_typing_while_streaming_and_esc_stops_the_reply(ui_store, fake) ->
                 bool(screen.query(StreamView)) and "word3" in screen.query(StreamView).last().text
             ),
         )
+        # The reply is as tall as what has arrived: the question stays in view above it.
+        stream = screen.query(StreamView).last()
+        question = screen.query(MessageView).last()
+        transcript = screen.query_one("#chat-transcript").region
+        assert stream.region.height < 10
+        assert transcript.contains_region(question.region)
         field = screen.query_one("#chat-input", Input)
         await pilot.press(*"next question")  # the UI keeps taking keys while it streams
         assert field.value == "next question"

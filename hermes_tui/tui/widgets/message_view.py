@@ -84,7 +84,8 @@ class MessageView(Widget, can_focus=True):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(label, style=style)
         text.append(f"  {local_minutes(self.message.timestamp)}", style="dim")
-        text.append(f"  #{self.message.id}", style="dim")
+        if self.message.id:  # 0: shown before the store has given it an id
+            text.append(f"  #{self.message.id}", style="dim")
         if not self.message.active:
             text.append("  (pre-compression)", style="dim italic")
         return text
