@@ -268,7 +268,8 @@ def delete_conversation(
         if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
             raise SessionNotFound(session_id)
         members = lineage.lineage_members(conn, session_id)
-        ids, _ = conversation_ids(conn, session_id)
+        going, _ = lineage.dependents(conn, members)
+        ids = members + going
         if not allow_open:
             marks = ", ".join("?" for _ in members)
             row = conn.execute(
